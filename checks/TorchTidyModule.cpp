@@ -1,0 +1,36 @@
+#include "TorchTidyModule.h"
+
+#include "clang-tidy/ClangTidyModule.h"
+#include "clang-tidy/ClangTidyModuleRegistry.h"
+
+#include "CheckIncludes.inc"
+
+namespace torchtidy {
+
+const std::vector<CheckInfo> &registeredChecks() {
+  static const std::vector<CheckInfo> Checks = {
+#define TORCHTIDY_CHECK(Id, Class, Level, Precision, Tags, Short)              \
+  {Id, #Class, Level, Precision, Tags, Short},
+#include "Checks.def"
+  };
+  return Checks;
+}
+
+namespace {
+class TorchTidyModule : public clang::tidy::ClangTidyModule {
+public:
+  void addCheckFactories(clang::tidy::ClangTidyCheckFactories &Factories) override {
+#define TORCHTIDY_CHECK(Id, Class, Level, Precision, Tags, Short)              \
+  Factories.registerCheck<Class>(Id);
+#include "Checks.def"
+  }
+};
+} // namespace
+} // namespace torchtidy
+
+static clang::tidy::ClangTidyModuleRegistry::Add<torchtidy::TorchTidyModule>
+    TorchTidyModuleRegistration("torch-module",
+                                "LibTorch training-code anti-pattern checks.");
+
+// Referenced by the driver so a static link keeps the registration above.
+volatile int TorchTidyModuleAnchorSource = 0;

@@ -1,0 +1,38 @@
+# lit configuration. Every test runs twice: through stock clang-tidy-16 with the plugin
+# (--param mode=plugin) and through the torchtidy driver (--param mode=driver).
+import os
+import lit.formats
+
+config.name = "torchtidy-" + lit_config.params.get("mode", "plugin")
+config.test_format = lit.formats.ShTest(execute_external=False)
+config.suffixes = [".cpp", ".test"]
+config.excludes = ["Inputs", "torch_pch.h"]
+config.test_source_root = os.path.dirname(__file__)
+
+mode = lit_config.params.get("mode", "plugin")
+if mode == "driver":
+    tidy = config.driver_path
+elif mode == "plugin":
+    tidy = "%s --load=%s" % (config.clang_tidy, config.plugin_path)
+else:
+    lit_config.fatal("unknown mode %r (plugin|driver)" % mode)
+config.available_features.add("mode-" + mode)
+
+torch_flags = "-std=c++17 -isystem %s -include-pch %s" % (config.torch_include, config.torch_pch)
+config.substitutions.append(("%tidy", tidy))
+config.substitutions.append(("%plugin", config.plugin_path))
+config.substitutions.append(("%clang_tidy", config.clang_tidy))
+config.substitutions.append(("%torchtidy", config.driver_path))
+config.substitutions.append(("%torch_flags", torch_flags))
+config.substitutions.append(("%torch_include", config.torch_include))
+config.substitutions.append(("%torch_pch", config.torch_pch))
+config.substitutions.append(("%clangxx", config.clangxx))
+config.substitutions.append(("%python", config.python))
+config.substitutions.append(("%srcroot", config.project_source_dir))
+config.substitutions.append(("%binroot", config.project_binary_dir))
+# Every check test must fail on any warning or error it does not expect.
+config.substitutions.append(("%filecheck",
+    "FileCheck --implicit-check-not='{{warning|error}}:'"))
+
+config.environment["PATH"] = os.pathsep.join(
+    [config.llvm_tools_dir, config.environment.get("PATH", "")])

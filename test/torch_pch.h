@@ -1,0 +1,2 @@
+// Precompiled for the tests only; built from the real libtorch-dev headers.
+#include <torch/torch.h>
