@@ -1,0 +1,341 @@
+#include "utils/TorchMatchers.h"
+
+#include "clang/AST/ParentMapContext.h"
+#include "clang/Basic/SourceManager.h"
+
+#include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/ADT/SmallVector.h"
+
+using namespace clang;
+using namespace clang::ast_matchers;
+
+namespace torchtidy {
+namespace {
+
+/// Whether \p D is named exactly \p Qualified ("::a::b::C"), skipping inline namespaces.
+bool hasQualifiedName(const NamedDecl *D, StringRef Qualified) {
+  Qualified.consume_front("::");
+  SmallVector<StringRef, 4> Parts;
+  Qualified.split(Parts, "::");
+  const DeclContext *DC = nullptr;
+  for (auto It = Parts.rbegin(); It != Parts.rend(); ++It) {
+    if (!D || !D->getIdentifier() || D->getName() != *It)
+      return false;
+    DC = D->getDeclContext();
+    while (DC && (DC->isInlineNamespace() || isa<LinkageSpecDecl>(DC)))
+      DC = DC->getParent();
+    D = dyn_cast_or_null<NamedDecl>(DC);
+  }
+  return DC && DC->isTranslationUnit();
+}
+
+/// For std::shared_ptr<T> / std::unique_ptr<T> / T*: T; otherwise the type itself.
+QualType pointeeOrSelf(QualType T) {
+  T = T.getNonReferenceType().getCanonicalType();
+  if (const auto *PT = T->getAs<PointerType>())
+    return PT->getPointeeType().getCanonicalType();
+  if (const auto *Spec = dyn_cast_or_null<ClassTemplateSpecializationDecl>(
+          T->getAsCXXRecordDecl())) {
+    if ((hasQualifiedName(Spec, "::std::shared_ptr") ||
+         hasQualifiedName(Spec, "::std::unique_ptr")) &&
+        Spec->getTemplateArgs().size() >= 1 &&
+        Spec->getTemplateArgs()[0].getKind() == TemplateArgument::Type)
+      return Spec->getTemplateArgs()[0].getAsType().getCanonicalType();
+  }
+  return T;
+}
+
+bool isModuleRecord(const CXXRecordDecl *RD) {
+  return isSameOrDerivedFrom(RD, names::Module) || isSameOrDerivedFrom(RD, names::ModuleHolder) ||
+         isSameOrDerivedFrom(RD, names::AnyModule) || isSameOrDerivedFrom(RD, names::JitModule);
+}
+
+AST_MATCHER(CXXRecordDecl, isModuleRecordMatcher) { return isModuleRecord(&Node); }
+AST_MATCHER(CXXRecordDecl, isOptimizerRecordMatcher) {
+  return isSameOrDerivedFrom(&Node, names::Optimizer);
+}
+AST_MATCHER(CXXRecordDecl, isTensorRecordMatcher) {
+  return hasQualifiedName(&Node, names::Tensor) || hasQualifiedName(&Node, names::TensorBase);
+}
+
+/// Parents of a node (the first one; C++ code has one parent outside of templates).
+DynTypedNode parentOf(const DynTypedNode &N, ASTContext &Ctx) {
+  auto Parents = Ctx.getParents(N);
+  return Parents.empty() ? DynTypedNode() : Parents[0];
+}
+
+bool isLambdaCallOperator(const Decl *D) {
+  const auto *MD = dyn_cast<CXXMethodDecl>(D);
+  return MD && MD->getParent()->isLambda();
+}
+
+bool inNoGradScopeImpl(const Stmt *S, ASTContext &Ctx, unsigned Depth);
+
+} // namespace
+
+const CXXRecordDecl *recordOf(QualType T) {
+  if (T.isNull())
+    return nullptr;
+  return T.getNonReferenceType().getCanonicalType()->getAsCXXRecordDecl();
+}
+
+bool isSameOrDerivedFrom(const CXXRecordDecl *RD, StringRef QualifiedName) {
+  if (!RD)
+    return false;
+  if (hasQualifiedName(RD, QualifiedName))
+    return true;
+  RD = RD->getDefinition();
+  if (!RD)
+    return false;
+  for (const CXXBaseSpecifier &Base : RD->bases())
+    if (isSameOrDerivedFrom(recordOf(Base.getType()), QualifiedName))
+      return true;
+  return false;
+}
+
+bool isTensorType(QualType T) {
+  const CXXRecordDecl *RD = recordOf(T);
+  return RD && hasQualifiedName(RD, names::Tensor);
+}
+
+bool isModuleType(QualType T) {
+  if (T.isNull())
+    return false;
+  return isModuleRecord(pointeeOrSelf(T)->getAsCXXRecordDecl());
+}
+
+bool isOptimizerType(QualType T) {
+  if (T.isNull())
+    return false;
+  return isSameOrDerivedFrom(pointeeOrSelf(T)->getAsCXXRecordDecl(), names::Optimizer);
+}
+
+bool isTensorMethod(const FunctionDecl *FD, ArrayRef<StringRef> Names) {
+  const auto *MD = dyn_cast_or_null<CXXMethodDecl>(FD);
+  if (!MD || !MD->getIdentifier())
+    return false;
+  if (!hasQualifiedName(MD->getParent(), names::Tensor) &&
+      !hasQualifiedName(MD->getParent(), names::TensorBase))
+    return false;
+  return llvm::is_contained(Names, MD->getName());
+}
+
+bool isInSystemHeader(const Decl *D) {
+  return D && D->getASTContext().getSourceManager().isInSystemHeader(D->getLocation());
+}
+
+int gradModeEffect(const VarDecl *VD) {
+  if (!VD || !VD->hasLocalStorage())
+    return 0;
+  const CXXRecordDecl *RD = recordOf(VD->getType());
+  if (!RD)
+    return 0;
+  if (isSameOrDerivedFrom(RD, names::NoGradGuard))
+    return 1;
+  bool IsInference = hasQualifiedName(RD, names::InferenceMode);
+  bool IsAutoGrad = hasQualifiedName(RD, names::AutoGradMode);
+  if (!IsInference && !IsAutoGrad)
+    return 0;
+  // The constructor argument decides: InferenceMode(true) (the default) and
+  // AutoGradMode(false) turn recording off; the opposite values turn it back on.
+  const Expr *Init = VD->getInit();
+  const auto *Construct = Init ? dyn_cast<CXXConstructExpr>(Init->IgnoreImplicit()) : nullptr;
+  if (!Construct)
+    return 0;
+  bool Enabled = true;
+  if (Construct->getNumArgs() >= 1 && !isa<CXXDefaultArgExpr>(Construct->getArg(0))) {
+    if (Construct->getArg(0)->isValueDependent() ||
+        !Construct->getArg(0)->EvaluateAsBooleanCondition(Enabled, VD->getASTContext()))
+      return 0;
+  }
+  if (IsInference)
+    return Enabled ? 1 : -1;
+  return Enabled ? -1 : 1;
+}
+
+namespace matchers {
+
+clang::ast_matchers::internal::Matcher<CXXRecordDecl> moduleClass() { return isModuleRecordMatcher(); }
+
+clang::ast_matchers::internal::BindableMatcher<Stmt> tensorMethodCall(std::vector<StringRef> Names) {
+  return cxxMemberCallExpr(
+      callee(cxxMethodDecl(hasAnyName(Names), ofClass(isTensorRecordMatcher()))));
+}
+
+clang::ast_matchers::internal::BindableMatcher<Stmt> moduleMethodCall(std::vector<StringRef> Names) {
+  return cxxMemberCallExpr(callee(cxxMethodDecl(hasAnyName(Names), ofClass(moduleClass()))));
+}
+
+clang::ast_matchers::internal::BindableMatcher<Stmt> optimizerMethodCall(std::vector<StringRef> Names) {
+  return cxxMemberCallExpr(
+      callee(cxxMethodDecl(hasAnyName(Names), ofClass(isOptimizerRecordMatcher()))));
+}
+
+clang::ast_matchers::internal::BindableMatcher<Stmt> moduleForwardCall() {
+  return stmt(anyOf(
+      cxxMemberCallExpr(callee(cxxMethodDecl(hasName("forward"), ofClass(moduleClass())))),
+      cxxOperatorCallExpr(hasOverloadedOperatorName("()"),
+                          callee(cxxMethodDecl(ofClass(moduleClass()))))));
+}
+
+clang::ast_matchers::internal::BindableMatcher<Stmt> backwardCall() {
+  return stmt(anyOf(tensorMethodCall({"backward"}),
+                    callExpr(callee(functionDecl(hasName("::torch::autograd::backward"))))));
+}
+
+clang::ast_matchers::internal::BindableMatcher<Stmt> optimizerStepCall() { return optimizerMethodCall({"step"}); }
+
+clang::ast_matchers::internal::BindableMatcher<Stmt> zeroGradCall() {
+  return stmt(anyOf(optimizerMethodCall({"zero_grad"}), moduleMethodCall({"zero_grad"})));
+}
+
+clang::ast_matchers::internal::BindableMatcher<Stmt> loopStmt() {
+  return stmt(anyOf(forStmt(), cxxForRangeStmt(), whileStmt(), doStmt()));
+}
+
+} // namespace matchers
+
+const Stmt *loopBody(const Stmt *Loop) {
+  if (const auto *F = dyn_cast_or_null<ForStmt>(Loop))
+    return F->getBody();
+  if (const auto *R = dyn_cast_or_null<CXXForRangeStmt>(Loop))
+    return R->getBody();
+  if (const auto *W = dyn_cast_or_null<WhileStmt>(Loop))
+    return W->getBody();
+  if (const auto *D = dyn_cast_or_null<DoStmt>(Loop))
+    return D->getBody();
+  return nullptr;
+}
+
+const Stmt *enclosingLoop(const Stmt *S, ASTContext &Ctx) {
+  DynTypedNode Child = DynTypedNode::create(*S);
+  for (DynTypedNode P = parentOf(Child, Ctx); !P.getNodeKind().isNone();
+       Child = P, P = parentOf(P, Ctx)) {
+    if (const auto *PS = P.get<Stmt>()) {
+      if (loopBody(PS) && loopBody(PS) == Child.get<Stmt>())
+        return PS;
+      continue;
+    }
+    if (const auto *D = P.get<Decl>()) {
+      if (isa<FunctionDecl>(D) && !isLambdaCallOperator(D))
+        return nullptr;
+      if (isa<CXXRecordDecl>(D) || isa<NamespaceDecl>(D) || isa<TranslationUnitDecl>(D))
+        return nullptr;
+    }
+  }
+  return nullptr;
+}
+
+const FunctionDecl *enclosingFunction(const Stmt *S, ASTContext &Ctx) {
+  DynTypedNode N = DynTypedNode::create(*S);
+  for (DynTypedNode P = parentOf(N, Ctx); !P.getNodeKind().isNone(); P = parentOf(P, Ctx)) {
+    if (const auto *LE = P.get<LambdaExpr>())
+      return LE->getCallOperator();
+    if (const auto *FD = P.get<FunctionDecl>())
+      return FD;
+  }
+  return nullptr;
+}
+
+void forEachUserDecl(ASTContext &Ctx, const std::function<void(Decl *)> &Fn) {
+  const SourceManager &SM = Ctx.getSourceManager();
+  for (Decl *D : Ctx.getTranslationUnitDecl()->decls()) {
+    if (D->isImplicit() || D->getLocation().isInvalid() || SM.isInSystemHeader(D->getLocation()))
+      continue;
+    Fn(D);
+  }
+}
+
+std::vector<const CallExpr *> callersOf(const FunctionDecl *FD, ASTContext &Ctx) {
+  std::vector<const CallExpr *> Result;
+  if (!FD)
+    return Result;
+  const FunctionDecl *Target = FD->getCanonicalDecl();
+  const FunctionDecl *Pattern = FD->getTemplateInstantiationPattern();
+  forEachUserDecl(Ctx, [&](Decl *D) {
+    for (const BoundNodes &B : match(findAll(callExpr().bind("call")), *D, Ctx)) {
+      const auto *Call = B.getNodeAs<CallExpr>("call");
+      const FunctionDecl *Callee = Call->getDirectCallee();
+      if (!Callee)
+        continue;
+      if (Callee->getCanonicalDecl() == Target ||
+          (Pattern && Callee->getTemplateInstantiationPattern() == Pattern))
+        Result.push_back(Call);
+    }
+  });
+  return Result;
+}
+
+namespace {
+bool inNoGradScopeImpl(const Stmt *S, ASTContext &Ctx, unsigned Depth) {
+  DynTypedNode Child = DynTypedNode::create(*S);
+  for (DynTypedNode P = parentOf(Child, Ctx); !P.getNodeKind().isNone();
+       Child = P, P = parentOf(P, Ctx)) {
+    if (const auto *CS = P.get<CompoundStmt>()) {
+      // The nearest guard declared before the statement in this block decides.
+      int Effect = 0;
+      for (const Stmt *Sibling : CS->body()) {
+        if (Sibling == Child.get<Stmt>())
+          break;
+        if (const auto *DS = dyn_cast<DeclStmt>(Sibling))
+          for (const Decl *D : DS->decls())
+            if (int E = gradModeEffect(dyn_cast<VarDecl>(D)))
+              Effect = E;
+      }
+      if (Effect)
+        return Effect > 0;
+      continue;
+    }
+    if (const auto *FD = P.get<FunctionDecl>()) {
+      if (isLambdaCallOperator(FD))
+        continue;
+      if (Depth == 0)
+        return false;
+      std::vector<const CallExpr *> Callers = callersOf(FD, Ctx);
+      return llvm::any_of(Callers, [&](const CallExpr *Call) {
+        return Call != S && inNoGradScopeImpl(Call, Ctx, Depth - 1);
+      });
+    }
+  }
+  return false;
+}
+} // namespace
+
+bool inNoGradScope(const Stmt *S, ASTContext &Ctx) { return inNoGradScopeImpl(S, Ctx, 3); }
+
+namespace {
+const Stmt *findReachableImpl(const Stmt *Root, const clang::ast_matchers::internal::Matcher<Stmt> &M,
+                              ASTContext &Ctx, unsigned Depth,
+                              llvm::SmallPtrSetImpl<const FunctionDecl *> &Visited) {
+  if (!Root)
+    return nullptr;
+  auto Found = match(findAll(stmt(M).bind("match")), *Root, Ctx);
+  if (!Found.empty())
+    return Found.front().getNodeAs<Stmt>("match");
+  if (Depth == 0)
+    return nullptr;
+  for (const BoundNodes &B : match(findAll(callExpr().bind("call")), *Root, Ctx)) {
+    const FunctionDecl *Callee = B.getNodeAs<CallExpr>("call")->getDirectCallee();
+    const FunctionDecl *Def = Callee ? Callee->getDefinition() : nullptr;
+    if (!Def || !Def->hasBody() || isInSystemHeader(Def) || !Visited.insert(Def).second)
+      continue;
+    if (const Stmt *S = findReachableImpl(Def->getBody(), M, Ctx, Depth - 1, Visited))
+      return S;
+  }
+  return nullptr;
+}
+} // namespace
+
+const Stmt *findReachable(const Stmt *Root, const clang::ast_matchers::internal::Matcher<Stmt> &M, ASTContext &Ctx,
+                          unsigned Depth) {
+  llvm::SmallPtrSet<const FunctionDecl *, 8> Visited;
+  return findReachableImpl(Root, M, Ctx, Depth, Visited);
+}
+
+const Stmt *trainingCallIn(const Stmt *LoopOrBody, ASTContext &Ctx) {
+  const Stmt *Body = loopBody(LoopOrBody) ? loopBody(LoopOrBody) : LoopOrBody;
+  return findReachable(Body, stmt(anyOf(matchers::backwardCall(), matchers::optimizerStepCall())),
+                       Ctx);
+}
+
+} // namespace torchtidy

@@ -1,0 +1,117 @@
+#ifndef TORCHTIDY_CHECKS_UTILS_TORCHMATCHERS_H
+#define TORCHTIDY_CHECKS_UTILS_TORCHMATCHERS_H
+
+// The LibTorch vocabulary shared by all checks: type predicates, call matchers, loops,
+// training loops, no-grad scopes. Everything compares canonical types against
+// utils/TorchNames.h, so aliases (torch::Tensor, torch::NoGradGuard, TORCH_MODULE types)
+// resolve to what they really are.
+
+#include "utils/TorchNames.h"
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/Decl.h"
+#include "clang/AST/DeclCXX.h"
+#include "clang/AST/Expr.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/ASTMatchers/ASTMatchFinder.h"
+#include "clang/ASTMatchers/ASTMatchers.h"
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <functional>
+#include <vector>
+
+namespace torchtidy {
+
+// ---- Type predicates (C++; usable from procedural analyses) ----------------------------
+
+/// The class a type names, looking through aliases, cv-qualifiers and references.
+const clang::CXXRecordDecl *recordOf(clang::QualType T);
+/// Whether \p RD is the class \p QualifiedName ("::ns::Name") or derives from it.
+bool isSameOrDerivedFrom(const clang::CXXRecordDecl *RD, llvm::StringRef QualifiedName);
+/// at::Tensor (torch::Tensor, torch::autograd::Variable), by value or reference.
+bool isTensorType(clang::QualType T);
+/// A torch::nn::Module subclass, a ModuleHolder (TORCH_MODULE type), AnyModule, a TorchScript
+/// torch::jit::Module, or a pointer / std::shared_ptr / std::unique_ptr to one of those.
+bool isModuleType(clang::QualType T);
+/// torch::optim::Optimizer or a subclass, or a pointer / smart pointer to one.
+bool isOptimizerType(clang::QualType T);
+/// A method declared on at::Tensor or at::TensorBase named one of \p Names.
+bool isTensorMethod(const clang::FunctionDecl *FD, llvm::ArrayRef<llvm::StringRef> Names);
+/// Declared in a system header (LibTorch, the standard library): never user code.
+bool isInSystemHeader(const clang::Decl *D);
+/// 1 if \p VD disables autograd (NoGradGuard, InferenceMode(true), AutoGradMode(false)),
+/// -1 if it re-enables it (AutoGradMode(true), InferenceMode(false)), 0 otherwise.
+int gradModeEffect(const clang::VarDecl *VD);
+
+// ---- AST matchers ------------------------------------------------------------------------
+
+namespace matchers {
+using namespace clang::ast_matchers;
+
+/// A type that is at::Tensor through any alias, by value or reference.
+AST_MATCHER(clang::QualType, tensorType) { return isTensorType(Node); }
+/// An expression of tensor type.
+AST_MATCHER(clang::Expr, isTensorExpr) { return isTensorType(Node.getType()); }
+/// A module-like type (see isModuleType).
+AST_MATCHER(clang::QualType, moduleType) { return isModuleType(Node); }
+/// An optimizer-like type (see isOptimizerType).
+AST_MATCHER(clang::QualType, optimizerType) { return isOptimizerType(Node); }
+/// A local variable whose construction disables autograd for its scope.
+AST_MATCHER(clang::VarDecl, isNoGradGuardVar) { return gradModeEffect(&Node) > 0; }
+
+/// A torch::nn::Module (or TorchScript module) class or subclass.
+clang::ast_matchers::internal::Matcher<clang::CXXRecordDecl> moduleClass();
+/// `t.name(...)` on a tensor, for any of \p Names (methods of at::Tensor / at::TensorBase).
+clang::ast_matchers::internal::BindableMatcher<clang::Stmt> tensorMethodCall(std::vector<llvm::StringRef> Names);
+/// `m->name()` / `m.name()` on a module (nn or TorchScript), for any of \p Names.
+clang::ast_matchers::internal::BindableMatcher<clang::Stmt> moduleMethodCall(std::vector<llvm::StringRef> Names);
+/// `opt.name()` / `opt->name()` on an optimizer, for any of \p Names.
+clang::ast_matchers::internal::BindableMatcher<clang::Stmt> optimizerMethodCall(std::vector<llvm::StringRef> Names);
+/// A module forward: `m->forward(x)`, `m(x)` on a TORCH_MODULE holder, `module.forward(inputs)`.
+clang::ast_matchers::internal::BindableMatcher<clang::Stmt> moduleForwardCall();
+/// `t.backward()` or `torch::autograd::backward(...)`.
+clang::ast_matchers::internal::BindableMatcher<clang::Stmt> backwardCall();
+/// `optimizer.step()`.
+clang::ast_matchers::internal::BindableMatcher<clang::Stmt> optimizerStepCall();
+/// `optimizer.zero_grad()` or `module->zero_grad()`.
+clang::ast_matchers::internal::BindableMatcher<clang::Stmt> zeroGradCall();
+/// Any `for`, range-`for`, `while` or `do` statement.
+clang::ast_matchers::internal::BindableMatcher<clang::Stmt> loopStmt();
+} // namespace matchers
+
+// ---- Scopes and control flow -------------------------------------------------------------
+
+/// The innermost loop whose body contains \p S, or null. Looks through lambdas defined in
+/// the loop; stops at the enclosing function.
+const clang::Stmt *enclosingLoop(const clang::Stmt *S, clang::ASTContext &Ctx);
+/// The body of a for / range-for / while / do loop.
+const clang::Stmt *loopBody(const clang::Stmt *Loop);
+/// The function (or lambda call operator) whose body contains \p S.
+const clang::FunctionDecl *enclosingFunction(const clang::Stmt *S, clang::ASTContext &Ctx);
+
+/// Whether autograd is off where \p S runs: a no-grad guard alive in an enclosing block
+/// before \p S, or every visible call of the enclosing function happens in such a scope
+/// (followed up to a few callers deep). A nearer AutoGradMode(true) re-enables grad.
+bool inNoGradScope(const clang::Stmt *S, clang::ASTContext &Ctx);
+
+/// Calls \p Fn for each top-level declaration of user code (not from system headers).
+void forEachUserDecl(clang::ASTContext &Ctx, const std::function<void(clang::Decl *)> &Fn);
+/// Calls to \p FD anywhere in user code.
+std::vector<const clang::CallExpr *> callersOf(const clang::FunctionDecl *FD,
+                                                clang::ASTContext &Ctx);
+
+/// The first node under \p Root (inclusive) that \p M matches, following calls into
+/// functions defined in user code up to \p Depth levels. Returns null when none.
+/// \p M must bind the matched node to "match".
+const clang::Stmt *findReachable(const clang::Stmt *Root,
+                                 const clang::ast_matchers::internal::Matcher<clang::Stmt> &M,
+                                 clang::ASTContext &Ctx, unsigned Depth = 3);
+/// Whether a loop is a training loop: its body (directly or through user functions it
+/// calls) runs backward() or optimizer step(). Returns the first such call or null.
+const clang::Stmt *trainingCallIn(const clang::Stmt *LoopOrBody, clang::ASTContext &Ctx);
+
+} // namespace torchtidy
+
+#endif

@@ -1,0 +1,35 @@
+#ifndef TORCHTIDY_CHECKS_UTILS_TORCHNAMES_H
+#define TORCHTIDY_CHECKS_UTILS_TORCHNAMES_H
+
+// Canonical (fully qualified, desugared) names of the LibTorch entities the checks reason
+// about. Spellings such as torch::Tensor or torch::NoGradGuard are aliases: matchers must
+// compare canonical types against these names, never the spelling in the source.
+
+namespace torchtidy::names {
+
+/// Tensor methods live on at::Tensor; a few (requires_grad(), is_leaf(), defined()) on at::TensorBase.
+inline constexpr const char *Tensor = "::at::Tensor";
+inline constexpr const char *TensorBase = "::at::TensorBase";
+
+/// torch::nn modules: every *Impl derives from Module; TORCH_MODULE(X) makes a ModuleHolder<XImpl>.
+inline constexpr const char *Module = "::torch::nn::Module";
+inline constexpr const char *ModuleHolder = "::torch::nn::ModuleHolder";
+inline constexpr const char *AnyModule = "::torch::nn::AnyModule";
+/// TorchScript modules loaded with torch::jit::load.
+inline constexpr const char *JitModule = "::torch::jit::Module";
+
+inline constexpr const char *Optimizer = "::torch::optim::Optimizer";
+
+/// torch::NoGradGuard and at::NoGradGuard are both c10::NoGradGuard (derived from AutoGradMode).
+inline constexpr const char *NoGradGuard = "::c10::NoGradGuard";
+inline constexpr const char *AutoGradMode = "::c10::AutoGradMode";
+inline constexpr const char *InferenceMode = "::c10::InferenceMode";
+inline constexpr const char *GradMode = "::c10::GradMode";
+
+inline constexpr const char *Device = "::c10::Device";
+inline constexpr const char *DeviceType = "::c10::DeviceType";
+inline constexpr const char *TensorOptions = "::c10::TensorOptions";
+
+} // namespace torchtidy::names
+
+#endif
