@@ -1,20 +1,15 @@
-" Headless Vim + ALE run for vim-ale.sh: lints the file given on the command line with
-" ALE's stock clangtidy linter pointed at clang-tidy-torch, waits for ALE to finish, and
-" writes the location list to $ALE_OUT as "lnum:col:type:text" lines.
+" Headless Vim + ALE run for vim-ale.sh: loads ALE and the shipped editor setup
+" (integrations/editors/vim/torchtidy.vim) unchanged, lints the file given on the command
+" line, waits for ALE to finish, and writes the location list to $ALE_OUT as
+" "lnum:col:type:text" lines.
 set nocompatible
 let &packpath = '/usr/share/vim/vimfiles,' . &packpath
 packadd! ale
 filetype plugin on
 syntax off
+execute 'source ' . fnameescape($TORCHTIDY_SRC . '/integrations/editors/vim/torchtidy.vim')
 
-let g:ale_linters = {'cpp': ['clangtidy']}
-let g:ale_linters_explicit = 1
-let g:ale_cpp_clangtidy_executable = $CLANG_TIDY_TORCH
-let g:ale_cpp_clangtidy_checks = ['-*', 'torch-*']
-let g:ale_c_build_dir = $ALE_BUILD_DIR
 let g:ale_lint_on_enter = 0
-let g:ale_lint_on_text_changed = 'never'
-let g:ale_set_loclist = 1
 " ALE otherwise fills the list from a timer after the job ends, which the wait loop below
 " could miss.
 let g:ale_set_lists_synchronously = 1

@@ -1,17 +1,18 @@
 #!/usr/bin/env bash
-# End-to-end editor test: Vim (vim-nox) with ALE from Debian, headless, runs its stock
-# clangtidy linter through the clang-tidy-torch wrapper on a file with a torchtidy finding;
-# the finding must appear in Vim's location list. The fixed twin must yield none.
+# End-to-end editor test: Vim (vim-nox) with ALE from Debian, headless, configured by the
+# shipped integrations/editors/vim/torchtidy.vim (ALE's stock clangtidy linter running
+# clang-tidy-torch from PATH, compile_commands.json found by ALE in build/), lints a file with
+# a torchtidy finding: the finding must appear in Vim's location list; the fixed twin gets none.
 # Usage: vim-ale.sh SOURCE_ROOT CLANG_TIDY_TORCH TORCH_INCLUDE TORCH_PCH
 src="$1" wrapper="$2" inc="$3" pch="$4"
 . "$(dirname "$0")/lib.sh"
 inputs="$src/test/integrations/Inputs"
 
-export CLANG_TIDY_TORCH="$wrapper" ALE_BUILD_DIR="$tmp/project/build"
+export TORCHTIDY_SRC="$src" PATH="$(dirname "$wrapper"):$PATH"
 mkdir -p "$tmp/project"
 cp "$inputs/train_bad.cpp" "$tmp/project/bad.cpp"
 cp "$inputs/train_fixed.cpp" "$tmp/project/fixed.cpp"
-write_compile_db "$ALE_BUILD_DIR" "$inc" "$pch" bad.cpp fixed.cpp
+write_compile_db "$tmp/project/build" "$inc" "$pch" bad.cpp fixed.cpp
 
 lint() {
   export ALE_OUT="$tmp/$1.loclist"
