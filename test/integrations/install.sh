@@ -25,14 +25,16 @@ n="$(grep -c '^ *torch-' "$tmp/list.log" || true)"
 [ "$n" -ge 5 ] || { cat "$tmp/list.log"; fail "clang-tidy-torch lists $n torch checks, expected at least 5"; }
 echo "clang-tidy-torch lists $n torch checks"
 
+# The project uses the shipped example configuration, which enables the torch checks.
 mkdir -p "$tmp/project"
+cp "$src/integrations/.clang-tidy" "$tmp/project/.clang-tidy"
 cp "$inputs/train_bad.cpp" "$tmp/project/bad.cpp"
 write_compile_db "$tmp/project/build" "$inc" "$pch" bad.cpp
 cd "$tmp/project"
 
-# The wrapper as an editor runs it: a file and -p.
+# The wrapper as an editor runs it: a file and -p, checks from .clang-tidy.
 set +e
-"$tmp/userbin/clang-tidy-torch" --checks='-*,torch-*' -p build bad.cpp >"$tmp/wrapper.log" 2>&1
+"$tmp/userbin/clang-tidy-torch" -p build bad.cpp >"$tmp/wrapper.log" 2>&1
 set -e
 grep -Eq 'bad\.cpp:7:[0-9]+: (warning|error): .*\[torch-inplace-on-leaf\]' "$tmp/wrapper.log" \
   || { cat "$tmp/wrapper.log"; fail "installed clang-tidy-torch did not report torch-inplace-on-leaf"; }
