@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Shared helpers for the integration tests (sourced). Each test works in its own temporary
 # directory and isolates git and pre-commit from the user's configuration.
 set -euo pipefail
