@@ -1,0 +1,329 @@
+// torchtidy runtime probe.
+//
+// The corpus programs call a few probe functions per iteration so that the harness
+// (scripts/confirm) can measure what a torchtidy finding predicts: retained autograd
+// graphs, live tensor bytes, accumulated gradients, the error thrown, host<->device copies.
+// Without TORCHTIDY_PROBE_OUT in the environment the probe records but writes nothing, so
+// the programs stay ordinary LibTorch programs that anyone can build and run.
+//
+//   probe::iteration();            at the top of each loop iteration
+//   probe::keep(container);        what the program keeps across iterations
+//   probe::grads(params);          gradients right after backward()
+//   probe::output(tensor);         a model output inside an eval loop
+//   probe::error(exception);       an exception the program caught
+#pragma once
+
+#include <ATen/record_function.h>
+#include <c10/core/CPUAllocator.h>
+#include <torch/torch.h>
+
+#ifdef TORCHTIDY_PROBE_CUDA
+#include <c10/cuda/CUDACachingAllocator.h>
+#include <c10/cuda/CUDAFunctions.h>
+#endif
+
+#include <atomic>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iomanip>
+#include <map>
+#include <mutex>
+#include <string>
+#include <type_traits>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+namespace probe {
+namespace detail {
+
+// Live and peak bytes of CPU tensor storage. RSS cannot serve here: glibc fragmentation
+// inflates it by hundreds of MB on a leak of a few hundred KB (docs/confirmation/README.md).
+class CountingAllocator final : public c10::Allocator {
+ public:
+  explicit CountingAllocator(c10::Allocator* base) : base_(base) {}
+
+  c10::DataPtr allocate(size_t n) const override {
+    c10::DataPtr inner = base_->allocate(n);
+    void* data = inner.get();
+    auto* allocation = new Allocation{std::move(inner), n, this};
+    const int64_t now = live_ += static_cast<int64_t>(n);
+    int64_t peak = peak_.load();
+    while (now > peak && !peak_.compare_exchange_weak(peak, now)) {
+    }
+    return {data, allocation, &release, c10::Device(c10::DeviceType::CPU)};
+  }
+
+  // Newer LibTorch declares this pure virtual; 1.13 does not have it, hence no `override`.
+  void copy_data(void* dest, const void* src, std::size_t count) const {
+    std::memcpy(dest, src, count);
+  }
+
+  int64_t live() const { return live_.load(); }
+  int64_t peak() const { return peak_.load(); }
+  void resetPeak() const { peak_.store(live_.load()); }
+
+ private:
+  struct Allocation {
+    c10::DataPtr inner;
+    size_t bytes;
+    const CountingAllocator* owner;
+  };
+
+  static void release(void* context) {
+    auto* allocation = static_cast<Allocation*>(context);
+    allocation->owner->live_ -= static_cast<int64_t>(allocation->bytes);
+    delete allocation;
+  }
+
+  c10::Allocator* base_;
+  mutable std::atomic<int64_t> live_{0};
+  mutable std::atomic<int64_t> peak_{0};
+};
+
+// Cross-device copies seen by the dispatcher (aten::copy_ between two devices) and the
+// number of to() calls, reset at every probe::iteration().
+struct CopyCounters {
+  std::atomic<int64_t> to_calls{0};
+  std::atomic<int64_t> host_to_device{0};
+  std::atomic<int64_t> device_to_host{0};
+  std::atomic<int64_t> copied_bytes{0};
+};
+
+struct Recorder {
+  std::vector<std::map<std::string, double>> samples;
+  std::string error;
+  int64_t baseline_bytes = 0;
+  int64_t syncs = 0;
+  std::mutex mutex;
+
+  ~Recorder();
+};
+
+inline void closeSample(Recorder& rec);
+
+inline Recorder::~Recorder() {
+  closeSample(*this);
+  const char* path = std::getenv("TORCHTIDY_PROBE_OUT");
+  if (path == nullptr || *path == '\0') return;
+  std::ofstream out(path);
+  out << std::setprecision(15);
+  out << "{\"cuda\": " << (torch::cuda::is_available() ? "true" : "false") << ", \"error\": ";
+  if (error.empty()) {
+    out << "null";
+  } else {
+    out << '"';
+    for (char c : error) {
+      if (c == '"' || c == '\\') out << '\\' << c;
+      else if (c == '\n') out << "\\n";
+      else if (static_cast<unsigned char>(c) >= 0x20) out << c;
+    }
+    out << '"';
+  }
+  out << ", \"iterations\": [";
+  for (size_t i = 0; i < samples.size(); ++i) {
+    out << (i ? ",\n  {" : "\n  {");
+    bool first = true;
+    for (const auto& [key, value] : samples[i]) {
+      out << (first ? "" : ", ") << '"' << key << "\": " << value;
+      first = false;
+    }
+    out << '}';
+  }
+  out << "]}\n";
+}
+
+inline Recorder& recorder() {
+  static Recorder instance;
+  return instance;
+}
+
+// Leaked on purpose: tensors freed during static destruction still call into them.
+inline CountingAllocator& allocator() {
+  static auto* instance = new CountingAllocator(c10::GetDefaultCPUAllocator());
+  return *instance;
+}
+
+inline CopyCounters& copies() {
+  static auto* instance = new CopyCounters();
+  return *instance;
+}
+
+// Depth of nested dispatcher calls on this thread: only to() calls made by the program
+// itself (depth 0) count, not those LibTorch makes inside other ops.
+inline thread_local int op_depth = 0;
+
+inline void countCopy(const at::RecordFunction& fn) {
+  // inputs() asserts in builds without NDEBUG because the release library never marks the
+  // inputs valid; the harness defines NDEBUG, other builds simply count no copies.
+  try {
+    const auto inputs = fn.inputs();
+    if (inputs.size() < 2 || !inputs[0].isTensor() || !inputs[1].isTensor()) return;
+    const at::Tensor& dst = inputs[0].toTensor();
+    const at::Tensor& src = inputs[1].toTensor();
+    if (dst.device() == src.device()) return;
+    ++(dst.is_cpu() ? copies().device_to_host : copies().host_to_device);
+    copies().copied_bytes += static_cast<int64_t>(src.nbytes());
+  } catch (const c10::Error&) {
+  }
+}
+
+inline std::unique_ptr<at::ObserverContext> enterOp(const at::RecordFunction& fn) {
+  const char* name = fn.name();
+  if (op_depth == 0 && std::strcmp(name, "aten::to") == 0) ++copies().to_calls;
+  if (std::strcmp(name, "aten::copy_") == 0) countCopy(fn);
+  ++op_depth;
+  return nullptr;
+}
+
+inline void exitOp(const at::RecordFunction&, at::ObserverContext*) { --op_depth; }
+
+#ifdef TORCHTIDY_PROBE_CUDA
+// Counts the warnings that CUDA sync debug mode raises for synchronizing calls.
+class SyncCounter final : public c10::WarningHandler {
+ public:
+  void process(const c10::Warning& warning) override {
+    if (warning.msg().find("synchroniz") != std::string::npos) ++recorder().syncs;
+  }
+};
+
+inline int64_t cudaAllocatedBytes() {
+  if (!torch::cuda::is_available()) return 0;
+  // Index 0 is StatType::AGGREGATE.
+  return c10::cuda::CUDACachingAllocator::getDeviceStats(0).allocated_bytes[0].current;
+}
+#endif
+
+inline bool install() {
+  c10::SetCPUAllocator(&allocator(), /*priority=*/100);
+  at::addGlobalCallback(at::RecordFunctionCallback(&enterOp, &exitOp).needsInputs(true));
+  recorder();
+#ifdef TORCHTIDY_PROBE_CUDA
+  static SyncCounter sync_counter;
+  c10::WarningUtils::set_warning_handler(&sync_counter);
+  if (torch::cuda::is_available())
+    c10::cuda::warning_state().set_sync_debug_mode(c10::cuda::SyncDebugMode::L_WARN);
+#endif
+  return true;
+}
+
+inline const bool installed = install();
+
+inline std::map<std::string, double>& current() {
+  auto& samples = recorder().samples;
+  if (samples.empty()) samples.emplace_back();
+  return samples.back();
+}
+
+inline void closeSample(Recorder& rec) {
+  auto& samples = rec.samples;
+  if (samples.empty()) return;
+  auto& sample = samples.back();
+  sample["to_calls"] = static_cast<double>(copies().to_calls.exchange(0));
+  sample["host_to_device_copies"] = static_cast<double>(copies().host_to_device.exchange(0));
+  sample["device_to_host_copies"] = static_cast<double>(copies().device_to_host.exchange(0));
+  sample["copied_bytes"] = static_cast<double>(copies().copied_bytes.exchange(0));
+#ifdef TORCHTIDY_PROBE_CUDA
+  sample["syncs"] = static_cast<double>(std::exchange(rec.syncs, 0));
+  sample["cuda_allocated_bytes"] = static_cast<double>(cudaAllocatedBytes());
+#endif
+}
+
+// Unique autograd nodes reachable from the tensors' grad_fn: the graph they keep alive.
+inline void collectNodes(const at::Tensor& tensor, std::unordered_set<const torch::autograd::Node*>& seen) {
+  if (!tensor.defined()) return;
+  std::vector<std::shared_ptr<torch::autograd::Node>> stack;
+  if (auto root = tensor.grad_fn()) stack.push_back(std::move(root));
+  while (!stack.empty()) {
+    auto node = std::move(stack.back());
+    stack.pop_back();
+    if (!seen.insert(node.get()).second) continue;
+    for (const auto& edge : node->next_edges())
+      if (edge.function) stack.push_back(edge.function);
+  }
+}
+
+template <typename T>
+void collect(const T& value, std::unordered_set<const torch::autograd::Node*>& seen, int64_t& tensors) {
+  if constexpr (std::is_convertible_v<const T&, const at::Tensor&>) {
+    if (static_cast<const at::Tensor&>(value).defined()) ++tensors;
+    collectNodes(value, seen);
+  } else if constexpr (std::is_arithmetic_v<T>) {
+    // Plain numbers keep no graph.
+  } else {
+    for (const auto& element : value) {
+      if constexpr (std::is_convertible_v<decltype(element), const at::Tensor&> ||
+                    std::is_arithmetic_v<std::decay_t<decltype(element)>>)
+        collect(element, seen, tensors);
+      else
+        collect(element.second, seen, tensors);
+    }
+  }
+}
+
+}  // namespace detail
+
+/// Starts the next iteration's sample.
+inline void iteration() {
+  auto& rec = detail::recorder();
+  std::lock_guard<std::mutex> lock(rec.mutex);
+  detail::closeSample(rec);
+  rec.samples.emplace_back();
+  rec.samples.back()["iteration"] = static_cast<double>(rec.samples.size() - 1);
+  rec.baseline_bytes = detail::allocator().live();
+  detail::allocator().resetPeak();
+}
+
+/// Records what the program keeps across iterations: a tensor, a container of tensors or
+/// numbers, or a map to them.
+template <typename T>
+void keep(const T& kept) {
+  auto& rec = detail::recorder();
+  std::lock_guard<std::mutex> lock(rec.mutex);
+  std::unordered_set<const torch::autograd::Node*> nodes;
+  int64_t tensors = 0;
+  detail::collect(kept, nodes, tensors);
+  auto& sample = detail::current();
+  sample["kept_graph_nodes"] = static_cast<double>(nodes.size());
+  sample["kept_tensors"] = static_cast<double>(tensors);
+  sample["live_bytes"] = static_cast<double>(detail::allocator().live());
+}
+
+/// Records the gradient norm over the parameters (call right after backward()).
+inline void grads(const std::vector<at::Tensor>& parameters) {
+  auto& rec = detail::recorder();
+  std::lock_guard<std::mutex> lock(rec.mutex);
+  double sum = 0.0;
+  for (const auto& parameter : parameters) {
+    const at::Tensor& grad = parameter.grad();
+    if (grad.defined()) sum += std::pow(grad.detach().norm().item<double>(), 2);
+  }
+  detail::current()["grad_norm"] = std::sqrt(sum);
+}
+
+/// Records whether an eval output requires grad, the graph behind it and the tensor bytes
+/// this iteration holds at that point.
+inline void output(const at::Tensor& out) {
+  auto& rec = detail::recorder();
+  std::lock_guard<std::mutex> lock(rec.mutex);
+  std::unordered_set<const torch::autograd::Node*> nodes;
+  detail::collectNodes(out, nodes);
+  auto& sample = detail::current();
+  sample["requires_grad"] = out.requires_grad() ? 1.0 : 0.0;
+  sample["output_graph_nodes"] = static_cast<double>(nodes.size());
+  sample["held_bytes"] = static_cast<double>(detail::allocator().live() - rec.baseline_bytes);
+  sample["peak_bytes"] = static_cast<double>(detail::allocator().peak() - rec.baseline_bytes);
+}
+
+/// Records an exception the program caught.
+inline void error(const std::exception& caught) {
+  auto& rec = detail::recorder();
+  std::lock_guard<std::mutex> lock(rec.mutex);
+  const auto* c10_error = dynamic_cast<const c10::Error*>(&caught);
+  rec.error = c10_error ? c10_error->what_without_backtrace() : caught.what();
+}
+
+}  // namespace probe
