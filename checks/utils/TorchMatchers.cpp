@@ -253,7 +253,8 @@ std::vector<const CallExpr *> callersOf(const FunctionDecl *FD, ASTContext &Ctx)
   const FunctionDecl *Target = FD->getCanonicalDecl();
   const FunctionDecl *Pattern = FD->getTemplateInstantiationPattern();
   forEachUserDecl(Ctx, [&](Decl *D) {
-    for (const BoundNodes &B : match(findAll(callExpr().bind("call")), *D, Ctx)) {
+    // findAll(stmt matcher) never matches when run on a Decl: descend explicitly.
+    for (const BoundNodes &B : match(decl(forEachDescendant(callExpr().bind("call"))), *D, Ctx)) {
       const auto *Call = B.getNodeAs<CallExpr>("call");
       const FunctionDecl *Callee = Call->getDirectCallee();
       if (!Callee)
