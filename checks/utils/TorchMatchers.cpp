@@ -305,6 +305,22 @@ bool inNoGradScopeImpl(const Stmt *S, ASTContext &Ctx, unsigned Depth) {
 bool inNoGradScope(const Stmt *S, ASTContext &Ctx) { return inNoGradScopeImpl(S, Ctx, 3); }
 
 namespace {
+/// The function a call runs: its direct callee or, for a call through a local variable
+/// (std::function, a copy of a lambda) initialised with a lambda, that lambda's operator().
+const FunctionDecl *calledFunction(const CallExpr *Call, ASTContext &Ctx) {
+  const FunctionDecl *Callee = Call->getDirectCallee();
+  const auto *Op = dyn_cast<CXXOperatorCallExpr>(Call);
+  if (!Op || Op->getOperator() != OO_Call || (Callee && !isInSystemHeader(Callee)))
+    return Callee;
+  const auto *Ref = dyn_cast<DeclRefExpr>(Op->getArg(0)->IgnoreParenImpCasts());
+  const auto *VD = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+  if (!VD || !VD->getInit())
+    return Callee;
+  const auto *Lambda =
+      selectFirst<LambdaExpr>("lambda", match(findAll(lambdaExpr().bind("lambda")), *VD->getInit(), Ctx));
+  return Lambda ? Lambda->getCallOperator() : Callee;
+}
+
 const Stmt *findReachableImpl(const Stmt *Root, const clang::ast_matchers::internal::Matcher<Stmt> &M,
                               ASTContext &Ctx, unsigned Depth,
                               llvm::SmallPtrSetImpl<const FunctionDecl *> &Visited) {
@@ -316,7 +332,7 @@ const Stmt *findReachableImpl(const Stmt *Root, const clang::ast_matchers::inter
   if (Depth == 0)
     return nullptr;
   for (const BoundNodes &B : match(findAll(callExpr().bind("call")), *Root, Ctx)) {
-    const FunctionDecl *Callee = B.getNodeAs<CallExpr>("call")->getDirectCallee();
+    const FunctionDecl *Callee = calledFunction(B.getNodeAs<CallExpr>("call"), Ctx);
     const FunctionDecl *Def = Callee ? Callee->getDefinition() : nullptr;
     if (!Def || !Def->hasBody() || isInSystemHeader(Def) || !Visited.insert(Def).second)
       continue;
