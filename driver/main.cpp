@@ -1,7 +1,350 @@
-// Temporary standalone front end: stock clang-tidy main with the torch checks linked in.
+// torchtidy: the standalone front end. The coordinator plans the jobs, runs each
+// translation unit in a worker process (this binary with --worker), and renders one
+// report from their results; a crashing or failing TU never loses the others' findings.
+#include "Emit.h"
+#include "Inputs.h"
+#include "Job.h"
+#include "Options.h"
 #include "TorchTidyModule.h"
-#include "clang-tidy/tool/ClangTidyMain.h"
+
+#include "clang-tidy/ClangTidy.h"
+#include "clang-tidy/ClangTidyModule.h"
+#include "clang/Tooling/CompilationDatabase.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/WithColor.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <atomic>
+#include <mutex>
+#include <set>
+#include <tuple>
+#include <thread>
+
+using namespace llvm;
+using namespace torchtidy::driver;
+using nlohmann::json;
 
 [[maybe_unused]] static int TorchTidyModuleAnchorDestination = TorchTidyModuleAnchorSource;
 
-int main(int argc, const char **argv) { return clang::tidy::clangTidyMain(argc, argv); }
+namespace {
+
+const char Overview[] = R"(LibTorch training-code analyzer (clang-tidy compatible)
+
+  torchtidy [options] [<file or glob>...] [-- <compile flags>]
+  torchtidy merge a.sarif b.sarif... [-o all.sarif]
+
+Without files, every translation unit of the compilation database is analyzed.
+Exit status: 0 no findings, 1 findings, 2 bad invocation or a file that could not be
+analyzed, 3 internal error. See docs/driver.md.
+)";
+
+enum ExitCode { ExitClean = 0, ExitFindings = 1, ExitBadInput = 2, ExitInternal = 3 };
+
+void error(const Twine &Msg) { errs() << "torchtidy: error: " << Msg << "\n"; }
+void warning(const Twine &Msg) {
+  if (!Quiet)
+    errs() << "torchtidy: warning: " << Msg << "\n";
+}
+
+struct WorkerOutcome {
+  JobResult Result;
+  bool Internal = false;
+};
+
+/// Runs every job in a worker process, at most \p Parallel at a time; results come back
+/// in job order whatever order the workers finish in.
+std::vector<WorkerOutcome> runJobs(const std::vector<Job> &Jobs, StringRef Self,
+                                   ArrayRef<const char *> OriginalArgs, unsigned Parallel) {
+  std::vector<WorkerOutcome> Outcomes(Jobs.size());
+  SmallString<128> TmpDir;
+  if (std::error_code EC = sys::fs::createUniqueDirectory("torchtidy", TmpDir)) {
+    for (size_t I = 0; I < Jobs.size(); ++I) {
+      Outcomes[I].Result.File = Jobs[I].File;
+      Outcomes[I].Result.Problem = "cannot create a temporary directory: " + EC.message();
+      Outcomes[I].Internal = true;
+    }
+    return Outcomes;
+  }
+  bool Progress = !Quiet && Jobs.size() > 1 && sys::Process::StandardErrIsDisplayed();
+  std::atomic<size_t> Next{0};
+  std::mutex ProgressMutex;
+  size_t Done = 0;
+
+  auto RunOne = [&](size_t I) {
+    WorkerOutcome &Out = Outcomes[I];
+    Out.Result.File = Jobs[I].File;
+    Out.Result.Header = Jobs[I].Header;
+    std::string Base = (TmpDir + "/" + Twine(I)).str();
+    std::string JobPath = Base + ".job.json", ResultPath = Base + ".result.json",
+                LogPath = Base + ".log";
+    {
+      std::error_code EC;
+      raw_fd_ostream JobOut(JobPath, EC);
+      JobOut << json{{"job", Jobs[I]}, {"out", ResultPath}}.dump();
+    }
+    std::string WorkerFlag = "--worker=" + JobPath;
+    std::vector<StringRef> Args = {Self, WorkerFlag};
+    for (const char *A : OriginalArgs)
+      Args.push_back(A);
+    std::optional<StringRef> Redirects[] = {StringRef(""), StringRef(LogPath), StringRef(LogPath)};
+    std::string ErrMsg;
+    int RC = sys::ExecuteAndWait(Self, Args, std::nullopt, Redirects, 0, 0, &ErrMsg);
+    ErrorOr<std::unique_ptr<MemoryBuffer>> Result = MemoryBuffer::getFile(ResultPath);
+    if (RC == 0 && Result) {
+      json J = json::parse((*Result)->getBuffer(), nullptr, false);
+      if (!J.is_discarded()) {
+        try {
+          Out.Result = J.get<JobResult>();
+        } catch (const json::exception &E) {
+          RC = -1;
+          ErrMsg = std::string("unreadable worker result: ") + E.what();
+        }
+      }
+    }
+    if (RC != 0 || !Result) {
+      Out.Internal = true;
+      Out.Result.Analyzed = false;
+      if (ErrMsg.empty()) {
+        ErrMsg = "exit status " + std::to_string(RC);
+        if (ErrorOr<std::unique_ptr<MemoryBuffer>> Log = MemoryBuffer::getFile(LogPath)) {
+          StringRef Last = (*Log)->getBuffer().rtrim().rsplit('\n').second;
+          if (Last.empty())
+            Last = (*Log)->getBuffer().rtrim();
+          if (!Last.empty())
+            ErrMsg += ": " + Last.str();
+        }
+      }
+      Out.Result.Problem = "the analyzer failed on this file (" + ErrMsg + ")";
+    }
+    for (const std::string &P : {JobPath, ResultPath, LogPath})
+      sys::fs::remove(P);
+    if (Progress) {
+      std::lock_guard<std::mutex> Lock(ProgressMutex);
+      ++Done;
+      errs() << "\r\033[K[" << Done << "/" << Jobs.size() << "] "
+             << sys::path::filename(Jobs[I].Header.empty() ? Jobs[I].File : Jobs[I].Header);
+    }
+  };
+
+  std::vector<std::thread> Threads;
+  for (unsigned T = 0; T < std::min<size_t>(Parallel, Jobs.size()); ++T)
+    Threads.emplace_back([&] {
+      for (size_t I; (I = Next++) < Jobs.size();)
+        RunOne(I);
+    });
+  for (std::thread &T : Threads)
+    T.join();
+  if (Progress)
+    errs() << "\r\033[K";
+  sys::fs::remove(TmpDir);
+  return Outcomes;
+}
+
+int runWorkerFromFile(StringRef Path) {
+  ErrorOr<std::unique_ptr<MemoryBuffer>> Buffer = MemoryBuffer::getFile(Path);
+  if (!Buffer) {
+    error(Path + ": cannot read the job: " + Buffer.getError().message());
+    return ExitInternal;
+  }
+  json J = json::parse((*Buffer)->getBuffer(), nullptr, false);
+  try {
+    return runWorker(J.at("job").get<Job>(), J.at("out").get<std::string>());
+  } catch (const json::exception &E) {
+    error(Path + ": malformed job: " + E.what());
+    return ExitInternal;
+  }
+}
+
+int writeReport(const std::string &Text) {
+  if (Output.empty()) {
+    outs() << Text;
+    return 0;
+  }
+  std::error_code EC;
+  raw_fd_ostream Out(Output, EC);
+  if (EC) {
+    error(Output + ": cannot write the report: " + EC.message());
+    return ExitBadInput;
+  }
+  Out << Text;
+  return 0;
+}
+
+} // namespace
+
+int main(int argc, const char **argv) {
+  InitLLVM X(argc, argv);
+  if (argc > 1 && StringRef(argv[1]) == "merge")
+    return runMerge(argc - 1, argv + 1);
+
+  std::vector<const char *> OriginalArgs(argv + 1, argv + argc);
+  int OptionArgc = argc;
+  std::unique_ptr<clang::tooling::CompilationDatabase> FixedDB;
+  if (llvm::is_contained(OriginalArgs, StringRef("--"))) {
+    std::string Err;
+    FixedDB = clang::tooling::FixedCompilationDatabase::loadFromCommandLine(OptionArgc, argv, Err);
+    if (!FixedDB) {
+      error("invalid compile flags after --: " + Err);
+      return ExitBadInput;
+    }
+  }
+
+  cl::HideUnrelatedOptions(Category);
+  cl::SetVersionPrinter([](raw_ostream &OS) {
+    OS << "torchtidy " << TORCHTIDY_VERSION << " (clang-tidy library " << LLVM_VERSION_STRING
+       << ", " << torchtidy::registeredChecks().size() << " torch checks)\n";
+  });
+  std::string ParseErrors;
+  raw_string_ostream ParseErrorStream(ParseErrors);
+  if (!cl::ParseCommandLineOptions(OptionArgc, argv, Overview, &ParseErrorStream)) {
+    StringRef First = StringRef(ParseErrorStream.str()).split('\n').first;
+    First.consume_front(sys::path::filename(argv[0]));
+    First.consume_front(": ");
+    First = First.split(".  Try:").first;
+    error(First.rtrim().lower().substr(0, 1) + First.rtrim().drop_front(1));
+    return ExitBadInput;
+  }
+
+  if (!WorkerJob.empty())
+    return runWorkerFromFile(WorkerJob);
+
+  auto Provider = createOptionsProvider();
+  if (!Provider) {
+    error(toString(Provider.takeError()));
+    return ExitBadInput;
+  }
+  clang::tidy::ClangTidyContext Context(std::move(*Provider));
+
+  if (ListChecks) {
+    SmallString<256> Probe(Files.empty() ? "dummy.cpp" : Files.front());
+    sys::fs::make_absolute(Probe);
+    Context.setCurrentFile(Probe);
+    clang::tidy::ClangTidyASTConsumerFactory Factory(Context);
+    std::vector<std::string> Names = Factory.getCheckNames();
+    if (Names.empty()) {
+      error("no checks enabled");
+      return ExitBadInput;
+    }
+    outs() << "Enabled checks:";
+    for (const std::string &N : Names)
+      outs() << "\n    " << N;
+    outs() << "\n\n";
+    return ExitClean;
+  }
+
+  Expected<Plan> P = planJobs(std::move(FixedDB));
+  if (!P) {
+    error(toString(P.takeError()));
+    return ExitBadInput;
+  }
+
+  RunReport Report;
+  Report.Root = sourceRoot();
+  Report.AutomationId = AutomationId;
+  if (P->NothingChanged && !Quiet)
+    errs() << "torchtidy: no changed C/C++ files to analyze\n";
+
+  std::string Self = sys::fs::getMainExecutable(argv[0], (void *)&runWorkerFromFile);
+  unsigned Parallel = Jobs ? unsigned(Jobs) : std::max(1u, std::thread::hardware_concurrency());
+  std::vector<WorkerOutcome> Outcomes = runJobs(P->Jobs, Self, OriginalArgs, Parallel);
+
+  bool Internal = false;
+  std::string DowngradeWarnedFor;
+  for (const JobResult &Problem : P->Problems)
+    Report.Notifications.push_back(
+        {Problem.Problem == "no such file" ? "missing-file" : "no-compile-command", Problem.File,
+         Problem.Problem, {}});
+  std::set<std::tuple<std::string, std::string, unsigned, std::string>> Seen;
+  for (WorkerOutcome &O : Outcomes) {
+    JobResult &R = O.Result;
+    StringRef Subject = R.Header.empty() ? R.File : R.Header;
+    if (!R.DowngradedStd.empty() && DowngradeWarnedFor.empty()) {
+      DowngradeWarnedFor = R.DowngradedStd;
+      warning(R.File + ": -std=" + R.DowngradedStd +
+              " is analyzed as C++17: clang 16 cannot parse LibTorch 1.13's headers in C++20 mode");
+    }
+    Internal |= O.Internal;
+    if (R.Analyzed) {
+      ++Report.FilesAnalyzed;
+    } else {
+      Notification N{O.Internal ? "internal-error" : "parse-error", Subject.str(),
+                     R.Header.empty() ? R.Problem : "through " + R.File + ": " + R.Problem, {}};
+      for (const Finding &F : R.Findings)
+        if (isCompilerError(F)) {
+          N.Where = F.Primary.Where;
+          break;
+        }
+      Report.Notifications.push_back(std::move(N));
+    }
+    for (Finding &F : R.Findings) {
+      if (!R.Header.empty() && !isCompilerError(F) && F.Primary.Where.File != R.Header)
+        continue;
+      if (!Seen.insert({F.Check, F.Primary.Where.File, F.Primary.Offset, F.Primary.Text}).second)
+        continue;
+      Report.Findings.push_back(std::move(F));
+    }
+  }
+  for (const Notification &N : Report.Notifications)
+    errs() << "torchtidy: " << (N.Kind == "internal-error" ? "internal error: " : "error: ")
+           << N.File << ": " << N.Message << "\n";
+
+  fingerprint(Report);
+  if (!Baseline.empty()) {
+    if (Error E = applyBaseline(Report, Baseline)) {
+      error(toString(std::move(E)));
+      return ExitBadInput;
+    }
+    if (Report.Suppressed && !Quiet)
+      errs() << "torchtidy: " << Report.Suppressed << " finding(s) suppressed by the baseline\n";
+  }
+
+  Report.ExitCode = Internal                        ? ExitInternal
+                    : !Report.Notifications.empty() ? ExitBadInput
+                    : countFindings(Report)         ? int(FindingsExitCode)
+                                                    : ExitClean;
+
+  clang::tidy::FixBehaviour FixMode = clang::tidy::FB_NoFix;
+  if (Fix || FixNotes) {
+    bool CompilerErrors = llvm::any_of(Report.Findings, isCompilerError);
+    if (CompilerErrors && !FixErrors)
+      errs() << "torchtidy: found compiler errors, but --fix-errors was not specified; fixes "
+                "have not been applied\n";
+    else
+      FixMode = FixNotes ? clang::tidy::FB_FixNotes : clang::tidy::FB_Fix;
+  }
+
+  if (OutputFormat == Format::Text) {
+    if (Error E = emitText(Report, Context, FixMode, Output)) {
+      error(toString(std::move(E)));
+      return ExitBadInput;
+    }
+  } else {
+    if (FixMode != clang::tidy::FB_NoFix)
+      if (Error E = emitText(Report, Context, FixMode, "/dev/null")) {
+        error(toString(std::move(E)));
+        return ExitBadInput;
+      }
+    json Doc = OutputFormat == Format::Json ? toJson(Report) : toSarif(Report);
+    if (int RC = writeReport(Doc.dump(2) + "\n"))
+      return RC;
+  }
+
+  if (!ExportFixes.empty()) {
+    std::error_code EC;
+    raw_fd_ostream OS(ExportFixes, EC, sys::fs::OF_None);
+    if (EC) {
+      error(ExportFixes + ": cannot write fixes: " + EC.message());
+      return ExitBadInput;
+    }
+    std::vector<clang::tidy::ClangTidyError> Errors;
+    for (const Finding &F : Report.Findings)
+      Errors.push_back(toClangTidyError(F));
+    clang::tidy::exportReplacements(P->Jobs.empty() ? "" : P->Jobs.front().File, Errors, OS);
+  }
+  return Report.ExitCode;
+}

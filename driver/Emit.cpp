@@ -1,0 +1,506 @@
+#include "Emit.h"
+
+#include "TorchTidyModule.h"
+
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Support/xxhash.h"
+
+#include <fcntl.h>
+#include <map>
+#include <optional>
+#include <unistd.h>
+
+using namespace llvm;
+using nlohmann::json;
+
+namespace torchtidy::driver {
+
+namespace {
+
+struct CheckDoc {
+  const char *Id;
+  const char *Markdown;
+};
+const CheckDoc CheckDocs[] = {
+#include "CheckDocs.inc"
+};
+
+StringRef docFor(StringRef Id) {
+  for (const CheckDoc &D : CheckDocs)
+    if (Id == D.Id)
+      return D.Markdown;
+  return "";
+}
+
+std::string percentEncode(StringRef Path) {
+  std::string Out;
+  for (unsigned char C : Path) {
+    if (isAlnum(C) || StringRef("-._~/").contains(C))
+      Out += C;
+    else
+      Out += formatv("%{0:X2}", (unsigned)C).str();
+  }
+  return Out;
+}
+
+/// Root-relative when the file lies under the root, an absolute file URI otherwise.
+std::string uriFor(StringRef File, StringRef Root) {
+  StringRef Rel = File;
+  if (Rel.consume_front(Root) && Rel.consume_front("/"))
+    return percentEncode(Rel);
+  return "file://" + percentEncode(File);
+}
+
+bool isRelativeUri(StringRef Uri) { return !Uri.startswith("file://"); }
+
+json artifactLocation(StringRef Uri) {
+  json A = {{"uri", Uri}};
+  if (isRelativeUri(Uri))
+    A["uriBaseId"] = "SRCROOT";
+  return A;
+}
+
+json region(const Span &S) {
+  json R = {{"startLine", S.Line}, {"startColumn", S.Column}};
+  R["endLine"] = std::max(S.EndLine, S.Line);
+  R["endColumn"] = S.EndLine > S.Line ? S.EndColumn : std::max(S.EndColumn, S.Column);
+  return R;
+}
+
+json physicalLocation(const Span &S, StringRef Root) {
+  json P = {{"artifactLocation", artifactLocation(uriFor(S.File, Root))}};
+  if (S.Line)
+    P["region"] = region(S);
+  return P;
+}
+
+std::vector<std::string> splitTags(StringRef Tags) {
+  SmallVector<StringRef, 4> Parts;
+  Tags.split(Parts, ',', -1, false);
+  std::vector<std::string> Out;
+  for (StringRef P : Parts)
+    Out.push_back(P.trim().str());
+  return Out;
+}
+
+std::string ruleName(StringRef ClassName) {
+  StringRef N = ClassName;
+  N.consume_back("Check");
+  return N.str();
+}
+
+std::string helpUri(StringRef Id) {
+  StringRef Name = Id;
+  Name.consume_front("torch-");
+  return (Twine(TORCHTIDY_HOMEPAGE) + "/blob/main/docs/checks/" + Name + ".md").str();
+}
+
+/// The first paragraph of a docs page that is not a heading.
+std::string firstParagraph(StringRef Markdown) {
+  SmallVector<StringRef, 16> Paragraphs;
+  Markdown.split(Paragraphs, "\n\n", -1, false);
+  for (StringRef P : Paragraphs) {
+    P = P.trim();
+    if (!P.empty() && !P.startswith("#"))
+      return P.str();
+  }
+  return "";
+}
+
+json sarifRule(const CheckInfo &C) {
+  StringRef Doc = docFor(C.Id);
+  std::string Full = firstParagraph(Doc);
+  std::string Short = C.ShortDescription;
+  std::string Help = Short + ". See " + helpUri(C.Id);
+  return {{"id", C.Id},
+          {"name", ruleName(C.ClassName)},
+          {"shortDescription", {{"text", Short}}},
+          {"fullDescription", {{"text", Full.empty() ? Short : Full}}},
+          {"help", {{"text", Help}, {"markdown", Doc.empty() ? Help : Doc.str()}}},
+          {"helpUri", helpUri(C.Id)},
+          {"defaultConfiguration", {{"level", C.Level}}},
+          {"properties",
+           {{"tags", splitTags(C.Tags)},
+            {"precision", C.Precision},
+            {"problem.severity", C.Level == "note" ? "recommendation" : C.Level}}}};
+}
+
+const CheckInfo *findCheck(StringRef Id) {
+  for (const CheckInfo &C : registeredChecks())
+    if (Id == C.Id)
+      return &C;
+  return nullptr;
+}
+
+std::string sarifLevel(const Finding &F) {
+  if (F.WarningAsError || F.Level == "error")
+    return "error";
+  if (const CheckInfo *C = findCheck(F.Check))
+    return C->Level;
+  return F.Level == "remark" ? "note" : "warning";
+}
+
+std::string baselineKey(StringRef Check, StringRef Uri, StringRef Fingerprint) {
+  return (Check + "\n" + Uri + "\n" + Fingerprint).str();
+}
+
+/// Replaces stdout by \p Path (or /dev/null) for the lifetime of the object: clang-tidy's
+/// renderer writes to stdout only.
+class StdoutRedirect {
+public:
+  explicit StdoutRedirect(StringRef Path) {
+    outs().flush();
+    fflush(stdout);
+    int Fd = ::open(Path.str().c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (Fd < 0)
+      return;
+    Saved = ::dup(1);
+    ::dup2(Fd, 1);
+    ::close(Fd);
+  }
+  ~StdoutRedirect() {
+    outs().flush();
+    fflush(stdout);
+    if (Saved < 0)
+      return;
+    ::dup2(Saved, 1);
+    ::close(Saved);
+  }
+  bool ok() const { return Saved >= 0; }
+
+private:
+  int Saved = -1;
+};
+
+} // namespace
+
+void fingerprint(RunReport &R) {
+  std::map<std::string, unsigned> Seen;
+  for (Finding &F : R.Findings) {
+    F.Uri = uriFor(F.Primary.Where.File, R.Root);
+    std::string Normalized;
+    for (char C : F.Primary.LineText)
+      if (!isSpace(C))
+        Normalized += C;
+    std::string Key = F.Check + "\n" + F.Uri + "\n" + Normalized;
+    unsigned Occurrence = ++Seen[Key];
+    F.Fingerprint = formatv("{0:x16}:{1}", xxHash64(Key), Occurrence).str();
+  }
+}
+
+unsigned countFindings(const RunReport &R) {
+  return llvm::count_if(R.Findings, [](const Finding &F) { return !isCompilerError(F); });
+}
+
+Error applyBaseline(RunReport &R, StringRef Path) {
+  ErrorOr<std::unique_ptr<MemoryBuffer>> Buffer = MemoryBuffer::getFile(Path);
+  if (!Buffer)
+    return createStringError(Buffer.getError(), "%s: cannot read baseline: %s", Path.str().c_str(),
+                             Buffer.getError().message().c_str());
+  json B = json::parse((*Buffer)->getBuffer(), nullptr, /*allow_exceptions=*/false);
+  StringSet<> Known;
+  try {
+    if (B.is_object() && B.contains("runs")) {
+      for (const json &Run : B.at("runs"))
+        for (const json &Res : Run.value("results", json::array()))
+          Known.insert(baselineKey(
+              Res.at("ruleId").get<std::string>(),
+              Res.at("locations").at(0).at("physicalLocation").at("artifactLocation").at("uri").get<std::string>(),
+              Res.at("partialFingerprints").at("primaryLocationLineHash").get<std::string>()));
+    } else if (B.is_object() && B.contains("findings")) {
+      for (const json &F : B.at("findings"))
+        Known.insert(baselineKey(F.at("check").get<std::string>(), F.at("uri").get<std::string>(),
+                                 F.at("fingerprint").get<std::string>()));
+    } else {
+      return createStringError(inconvertibleErrorCode(),
+                               "%s: not a torchtidy JSON or SARIF report", Path.str().c_str());
+    }
+  } catch (const json::exception &E) {
+    return createStringError(inconvertibleErrorCode(), "%s: malformed baseline: %s",
+                             Path.str().c_str(), E.what());
+  }
+  std::vector<Finding> Kept;
+  for (Finding &F : R.Findings) {
+    if (!isCompilerError(F) && Known.contains(baselineKey(F.Check, F.Uri, F.Fingerprint)))
+      ++R.Suppressed;
+    else
+      Kept.push_back(std::move(F));
+  }
+  R.Findings = std::move(Kept);
+  return Error::success();
+}
+
+Error emitText(const RunReport &R, clang::tidy::ClangTidyContext &Context,
+               clang::tidy::FixBehaviour Fix, StringRef StdoutPath) {
+  std::optional<StdoutRedirect> Redirect;
+  if (!StdoutPath.empty()) {
+    Redirect.emplace(StdoutPath);
+    if (!Redirect->ok())
+      return createStringError(inconvertibleErrorCode(), "%s: cannot write the report",
+                               StdoutPath.str().c_str());
+  }
+  std::vector<clang::tidy::ClangTidyError> Errors;
+  for (const Finding &F : R.Findings)
+    Errors.push_back(toClangTidyError(F));
+  unsigned WarningsAsErrors = 0;
+  clang::tidy::handleErrors(Errors, Context, Fix, WarningsAsErrors, vfs::getRealFileSystem());
+  return Error::success();
+}
+
+json toJson(const RunReport &R) {
+  json Findings = json::array();
+  json Notifications = json::array();
+  auto Point = [](json &J, const Span &S) {
+    J["file"] = S.File;
+    J["line"] = S.Line;
+    J["column"] = S.Column;
+  };
+  for (const Notification &N : R.Notifications) {
+    json J = {{"kind", N.Kind}, {"file", N.File}, {"message", N.Message}};
+    if (N.Where.Line) {
+      J["line"] = N.Where.Line;
+      J["column"] = N.Where.Column;
+    }
+    Notifications.push_back(std::move(J));
+  }
+  for (const Finding &F : R.Findings) {
+    if (isCompilerError(F))
+      continue;
+    json J = {{"check", F.Check}, {"level", F.WarningAsError ? "error" : F.Level},
+              {"message", F.Primary.Text}};
+    Point(J, F.Primary.Where);
+    J["endLine"] = F.Primary.Where.EndLine;
+    J["endColumn"] = F.Primary.Where.EndColumn;
+    J["uri"] = F.Uri;
+    J["fingerprint"] = F.Fingerprint;
+    json Notes = json::array();
+    for (const Message &N : F.Notes) {
+      json NJ = {{"message", N.Text}};
+      Point(NJ, N.Where);
+      Notes.push_back(std::move(NJ));
+    }
+    J["notes"] = std::move(Notes);
+    json Fixes = json::array();
+    for (const Replacement &Rep : F.Primary.Fix) {
+      json FJ = {{"offset", Rep.Offset}, {"length", Rep.Length}, {"replacement", Rep.Text}};
+      Point(FJ, Rep.Where);
+      FJ["endLine"] = Rep.Where.EndLine;
+      FJ["endColumn"] = Rep.Where.EndColumn;
+      Fixes.push_back(std::move(FJ));
+    }
+    J["fixes"] = std::move(Fixes);
+    Findings.push_back(std::move(J));
+  }
+  return {{"version", 1},
+          {"tool", {{"name", "torchtidy"}, {"version", TORCHTIDY_VERSION}}},
+          {"sourceRoot", R.Root},
+          {"findings", std::move(Findings)},
+          {"notifications", std::move(Notifications)},
+          {"summary",
+           {{"filesAnalyzed", R.FilesAnalyzed},
+            {"filesNotAnalyzed", R.Notifications.size()},
+            {"findings", countFindings(R)},
+            {"suppressedByBaseline", R.Suppressed},
+            {"exitCode", R.ExitCode}}}};
+}
+
+json toSarif(const RunReport &R) {
+  json Rules = json::array();
+  std::map<std::string, unsigned> RuleIndex;
+  for (const CheckInfo &C : registeredChecks()) {
+    RuleIndex[C.Id] = Rules.size();
+    Rules.push_back(sarifRule(C));
+  }
+  json Results = json::array();
+  for (const Finding &F : R.Findings) {
+    if (isCompilerError(F))
+      continue;
+    if (!RuleIndex.count(F.Check)) {
+      // Compiler warnings enabled through clang-diagnostic-* have no registry entry.
+      RuleIndex[F.Check] = Rules.size();
+      Rules.push_back({{"id", F.Check},
+                       {"name", F.Check},
+                       {"shortDescription", {{"text", "clang compiler diagnostic " + F.Check}}},
+                       {"defaultConfiguration", {{"level", "warning"}}}});
+    }
+    json Res = {{"ruleId", F.Check},
+                {"ruleIndex", RuleIndex[F.Check]},
+                {"level", sarifLevel(F)},
+                {"message", {{"text", F.Primary.Text}}},
+                {"partialFingerprints", {{"primaryLocationLineHash", F.Fingerprint}}}};
+    json Loc = {{"physicalLocation", physicalLocation(F.Primary.Where, R.Root)}};
+    if (F.Primary.Where.Line && F.Primary.Where.EndLine <= F.Primary.Where.Line &&
+        !F.Primary.LineText.empty())
+      Loc["physicalLocation"]["contextRegion"] = {{"startLine", F.Primary.Where.Line},
+                                                  {"endLine", F.Primary.Where.Line},
+                                                  {"snippet", {{"text", F.Primary.LineText}}}};
+    Res["locations"] = json::array({Loc});
+    json Related = json::array();
+    for (const Message &N : F.Notes) {
+      if (N.Where.File.empty())
+        continue;
+      Related.push_back({{"id", Related.size()},
+                         {"message", {{"text", N.Text}}},
+                         {"physicalLocation", physicalLocation(N.Where, R.Root)}});
+    }
+    if (!Related.empty())
+      Res["relatedLocations"] = std::move(Related);
+    if (!F.Primary.Fix.empty()) {
+      std::map<std::string, json> ByFile;
+      for (const Replacement &Rep : F.Primary.Fix)
+        ByFile[Rep.Where.File].push_back(
+            {{"deletedRegion", region(Rep.Where)}, {"insertedContent", {{"text", Rep.Text}}}});
+      json Changes = json::array();
+      for (auto &[File, Replacements] : ByFile)
+        Changes.push_back({{"artifactLocation", artifactLocation(uriFor(File, R.Root))},
+                           {"replacements", Replacements}});
+      Res["fixes"] = json::array(
+          {{{"description", {{"text", "apply the suggested fix"}}}, {"artifactChanges", Changes}}});
+    }
+    Results.push_back(std::move(Res));
+  }
+
+  json Notifications = json::array();
+  for (const Notification &N : R.Notifications) {
+    json Note = {{"level", "error"},
+                 {"message", {{"text", N.File + ": " + N.Message}}},
+                 {"descriptor", {{"id", N.Kind}}}};
+    Span Where = N.Where;
+    if (Where.File.empty())
+      Where.File = N.File;
+    Note["locations"] = json::array({{{"physicalLocation", physicalLocation(Where, R.Root)}}});
+    Notifications.push_back(std::move(Note));
+  }
+  json Invocation = {{"executionSuccessful", R.Notifications.empty()}, {"exitCode", R.ExitCode}};
+  if (!Notifications.empty())
+    Invocation["toolExecutionNotifications"] = std::move(Notifications);
+
+  json Run = {
+      {"tool",
+       {{"driver",
+         {{"name", "torchtidy"},
+          {"version", TORCHTIDY_VERSION},
+          {"semanticVersion", TORCHTIDY_VERSION},
+          {"informationUri", TORCHTIDY_HOMEPAGE},
+          {"rules", std::move(Rules)}}}}},
+      {"automationDetails", {{"id", R.AutomationId}}},
+      {"originalUriBaseIds", {{"SRCROOT", {{"uri", "file://" + percentEncode(R.Root) + "/"}}}}},
+      {"invocations", json::array({std::move(Invocation)})},
+      {"results", std::move(Results)}};
+  return {{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
+          {"version", "2.1.0"},
+          {"runs", json::array({std::move(Run)})}};
+}
+
+int runMerge(int Argc, const char **Argv) {
+  std::vector<std::string> Inputs;
+  std::string OutPath;
+  for (int I = 1; I < Argc; ++I) {
+    StringRef A = Argv[I];
+    if ((A == "-o" || A == "--output") && I + 1 < Argc)
+      OutPath = Argv[++I];
+    else if (A.consume_front("--output=") || A.consume_front("-o="))
+      OutPath = A.str();
+    else if (A.startswith("-")) {
+      errs() << "torchtidy merge: error: unknown option '" << A
+             << "' (usage: torchtidy merge a.sarif b.sarif... [-o out.sarif])\n";
+      return 2;
+    } else
+      Inputs.push_back(A.str());
+  }
+  if (Inputs.empty()) {
+    errs() << "torchtidy merge: error: no input reports (usage: torchtidy merge a.sarif "
+              "b.sarif... [-o out.sarif])\n";
+    return 2;
+  }
+  json Merged;
+  std::map<std::string, unsigned> RuleIndex;
+  for (const std::string &In : Inputs) {
+    ErrorOr<std::unique_ptr<MemoryBuffer>> Buffer = MemoryBuffer::getFile(In);
+    if (!Buffer) {
+      errs() << "torchtidy merge: error: " << In << ": " << Buffer.getError().message() << "\n";
+      return 2;
+    }
+    json Doc = json::parse((*Buffer)->getBuffer(), nullptr, false);
+    bool Sarif = Doc.is_object() && Doc.contains("runs") && Doc["runs"].is_array();
+    bool Json = Doc.is_object() && Doc.contains("findings") && Doc["findings"].is_array();
+    if (!Sarif && !Json) {
+      errs() << "torchtidy merge: error: " << In << ": not a torchtidy SARIF or JSON report\n";
+      return 2;
+    }
+    if (!Merged.is_null() && Merged.contains("runs") != Sarif) {
+      errs() << "torchtidy merge: error: " << In << ": cannot merge SARIF and JSON reports\n";
+      return 2;
+    }
+    try {
+      if (Json) {
+        if (Merged.is_null()) {
+          Merged = std::move(Doc);
+          continue;
+        }
+        for (const char *Key : {"findings", "notifications"})
+          for (json &X : Doc[Key])
+            Merged[Key].push_back(std::move(X));
+        json &S = Merged["summary"];
+        for (const char *Key : {"filesAnalyzed", "filesNotAnalyzed", "findings", "suppressedByBaseline"})
+          S[Key] = S[Key].get<unsigned>() + Doc["summary"][Key].get<unsigned>();
+        S["exitCode"] = std::max(S["exitCode"].get<int>(), Doc["summary"]["exitCode"].get<int>());
+        continue;
+      }
+      for (json &Run : Doc["runs"]) {
+        if (Merged.is_null()) {
+          Merged = Doc;
+          Merged["runs"] = json::array({Run});
+          json &Rules = Merged["runs"][0]["tool"]["driver"]["rules"];
+          for (unsigned I = 0; I < Rules.size(); ++I)
+            RuleIndex[Rules[I]["id"].get<std::string>()] = I;
+          continue;
+        }
+        json &Into = Merged["runs"][0];
+        if (Run["tool"]["driver"]["name"] != Into["tool"]["driver"]["name"]) {
+          errs() << "torchtidy merge: error: " << In << ": produced by another tool ("
+                 << Run["tool"]["driver"]["name"].dump() << ")\n";
+          return 2;
+        }
+        json &Rules = Into["tool"]["driver"]["rules"];
+        for (json &Rule : Run["tool"]["driver"].value("rules", json::array())) {
+          std::string Id = Rule["id"];
+          if (!RuleIndex.count(Id)) {
+            RuleIndex[Id] = Rules.size();
+            Rules.push_back(Rule);
+          }
+        }
+        for (json &Res : Run.value("results", json::array())) {
+          Res["ruleIndex"] = RuleIndex.at(Res["ruleId"].get<std::string>());
+          Into["results"].push_back(std::move(Res));
+        }
+        for (json &Inv : Run.value("invocations", json::array()))
+          Into["invocations"].push_back(std::move(Inv));
+      }
+    } catch (const json::exception &E) {
+      errs() << "torchtidy merge: error: " << In << ": malformed report: " << E.what() << "\n";
+      return 2;
+    }
+  }
+  std::string Text = Merged.dump(2) + "\n";
+  if (OutPath.empty()) {
+    outs() << Text;
+    return 0;
+  }
+  std::error_code EC;
+  raw_fd_ostream Out(OutPath, EC);
+  if (EC) {
+    errs() << "torchtidy merge: error: " << OutPath << ": " << EC.message() << "\n";
+    return 2;
+  }
+  Out << Text;
+  return 0;
+}
+
+} // namespace torchtidy::driver

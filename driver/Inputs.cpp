@@ -1,0 +1,331 @@
+#include "Inputs.h"
+#include "Options.h"
+
+#include "clang/Tooling/JSONCompilationDatabase.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/GlobPattern.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/Regex.h"
+#include "llvm/Support/VirtualFileSystem.h"
+
+#include <algorithm>
+
+using namespace clang::tooling;
+using namespace llvm;
+
+namespace torchtidy::driver {
+
+namespace {
+
+std::string absolutePath(StringRef Path) {
+  SmallString<256> P(Path);
+  sys::fs::make_absolute(P);
+  sys::path::remove_dots(P, /*remove_dot_dot=*/true);
+  return std::string(P);
+}
+
+bool hasExtension(StringRef Path, std::initializer_list<StringRef> Exts) {
+  StringRef Ext = sys::path::extension(Path);
+  return llvm::any_of(Exts, [&](StringRef E) { return Ext.equals_insensitive(E); });
+}
+
+bool isHeader(StringRef Path) {
+  return hasExtension(Path, {".h", ".hh", ".hpp", ".hxx", ".h++", ".cuh", ".inl", ".ipp", ".tcc"});
+}
+
+bool isCxxFile(StringRef Path) {
+  return isHeader(Path) ||
+         hasExtension(Path, {".cpp", ".cc", ".cxx", ".c++", ".cp", ".c", ".cu", ".m", ".mm"});
+}
+
+Expected<std::unique_ptr<CompilationDatabase>> loadJsonDatabase(StringRef Path) {
+  std::string Err;
+  std::unique_ptr<CompilationDatabase> DB =
+      JSONCompilationDatabase::loadFromFile(Path, Err, JSONCommandLineSyntax::AutoDetect);
+  if (!DB) {
+    StringRef FirstLine = StringRef(Err).split('\n').first;
+    return createStringError(inconvertibleErrorCode(), "%s: invalid compilation database: %s",
+                             Path.str().c_str(), FirstLine.str().c_str());
+  }
+  // What clang-tidy gets from its JSON plugin: response files expanded, and commands for
+  // files not in the database (headers, new files) inferred from similar entries.
+  return inferTargetAndDriverMode(
+      inferMissingCompileCommands(expandResponseFiles(std::move(DB), vfs::getRealFileSystem())));
+}
+
+Expected<std::unique_ptr<CompilationDatabase>> findDatabase(StringRef FirstFile) {
+  if (!BuildPath.empty()) {
+    if (sys::fs::is_regular_file(BuildPath))
+      return loadJsonDatabase(BuildPath);
+    if (!sys::fs::is_directory(BuildPath))
+      return createStringError(inconvertibleErrorCode(), "%s: no such build directory",
+                               BuildPath.c_str());
+    SmallString<256> Json(BuildPath);
+    sys::path::append(Json, "compile_commands.json");
+    if (sys::fs::exists(Json))
+      return loadJsonDatabase(Json);
+    std::string Err;
+    if (auto DB = CompilationDatabase::loadFromDirectory(BuildPath, Err))
+      return DB;
+    return createStringError(inconvertibleErrorCode(), "%s: no compile_commands.json in this directory",
+                             BuildPath.c_str());
+  }
+  SmallString<256> Dir(FirstFile.empty() ? absolutePath(".") : absolutePath(FirstFile));
+  if (!FirstFile.empty())
+    sys::path::remove_filename(Dir);
+  for (StringRef D = Dir; !D.empty(); D = sys::path::parent_path(D)) {
+    SmallString<256> Json(D);
+    sys::path::append(Json, "compile_commands.json");
+    if (sys::fs::exists(Json))
+      return loadJsonDatabase(Json);
+  }
+  return createStringError(inconvertibleErrorCode(),
+                           "no compile_commands.json found in %s or its parents; pass -p "
+                           "<build-dir> or compile flags after --",
+                           Dir.c_str());
+}
+
+Expected<std::vector<std::string>> readList(StringRef Path) {
+  ErrorOr<std::unique_ptr<MemoryBuffer>> Buffer =
+      Path == "-" ? MemoryBuffer::getSTDIN() : MemoryBuffer::getFile(Path);
+  if (!Buffer)
+    return createStringError(Buffer.getError(), "%s: cannot read file list: %s", Path.str().c_str(),
+                             Buffer.getError().message().c_str());
+  std::vector<std::string> Lines;
+  SmallVector<StringRef, 64> Split;
+  (*Buffer)->getBuffer().split(Split, '\n', -1, false);
+  for (StringRef L : Split) {
+    L = L.trim();
+    if (!L.empty() && !L.startswith("#"))
+      Lines.push_back(L.str());
+  }
+  return Lines;
+}
+
+Expected<std::vector<std::string>> changedFiles(StringRef Rev) {
+  std::string Root = sourceRoot();
+  std::optional<std::string> Out =
+      captureOutput({"git", "-C", Root, "diff", "--name-only", "--diff-filter=d", Rev.str(), "--"});
+  if (!Out)
+    return createStringError(inconvertibleErrorCode(), "git diff --name-only %s failed in %s",
+                             Rev.str().c_str(), Root.c_str());
+  std::vector<std::string> Files;
+  SmallVector<StringRef, 64> Lines;
+  StringRef(*Out).split(Lines, '\n', -1, false);
+  for (StringRef L : Lines) {
+    SmallString<256> P(Root);
+    sys::path::append(P, L.trim());
+    Files.push_back(std::string(P));
+  }
+  return Files;
+}
+
+bool matches(const GlobPattern &G, StringRef Abs) {
+  if (G.match(Abs))
+    return true;
+  SmallString<256> Cwd;
+  sys::fs::current_path(Cwd);
+  StringRef Rel = Abs;
+  return Rel.consume_front(Cwd) && Rel.consume_front("/") && G.match(Rel);
+}
+
+/// A translation unit of \p DBFiles that #includes \p Header directly; prefers foo.cpp for
+/// foo.h. Include directives are matched by path suffix, not resolved against -I flags.
+std::optional<std::string> findIncluder(StringRef Header, ArrayRef<std::string> DBFiles) {
+  static Regex Include("^[ \t]*#[ \t]*include[ \t]*[<\"]([^>\"]+)[>\"]");
+  std::optional<std::string> First;
+  for (const std::string &File : DBFiles) {
+    if (isHeader(File))
+      continue;
+    ErrorOr<std::unique_ptr<MemoryBuffer>> Buffer = MemoryBuffer::getFile(File);
+    if (!Buffer)
+      continue;
+    SmallVector<StringRef, 256> Lines;
+    (*Buffer)->getBuffer().split(Lines, '\n');
+    bool Includes = false;
+    for (StringRef L : Lines) {
+      SmallVector<StringRef, 2> M;
+      if (!L.contains("include") || !Include.match(L, &M))
+        continue;
+      SmallString<128> Spelled(M[1]);
+      sys::path::remove_dots(Spelled, true);
+      if (Header.endswith(("/" + Spelled).str())) {
+        Includes = true;
+        break;
+      }
+    }
+    if (!Includes)
+      continue;
+    if (sys::path::stem(File) == sys::path::stem(Header))
+      return File;
+    if (!First)
+      First = File;
+  }
+  return First;
+}
+
+void insertExtraArgs(CompileCommand &C) {
+  auto I = C.CommandLine.empty() ? C.CommandLine.end() : C.CommandLine.begin() + 1;
+  C.CommandLine.insert(I, ExtraArgsBefore.begin(), ExtraArgsBefore.end());
+  C.CommandLine.insert(C.CommandLine.end(), ExtraArgs.begin(), ExtraArgs.end());
+}
+
+} // namespace
+
+std::optional<std::string> captureOutput(std::vector<std::string> Args) {
+  ErrorOr<std::string> Program = sys::findProgramByName(Args[0]);
+  if (!Program)
+    return std::nullopt;
+  SmallString<128> OutFile;
+  if (sys::fs::createTemporaryFile("torchtidy-cmd", "txt", OutFile))
+    return std::nullopt;
+  std::vector<StringRef> Refs(Args.begin(), Args.end());
+  std::optional<StringRef> Redirects[] = {StringRef(""), StringRef(OutFile), StringRef("")};
+  int RC = sys::ExecuteAndWait(*Program, Refs, std::nullopt, Redirects);
+  ErrorOr<std::unique_ptr<MemoryBuffer>> Out = MemoryBuffer::getFile(OutFile);
+  sys::fs::remove(OutFile);
+  if (RC != 0 || !Out)
+    return std::nullopt;
+  return (*Out)->getBuffer().str();
+}
+
+std::string sourceRoot() {
+  static const std::string Root = [] {
+    if (!SourceRoot.empty())
+      return absolutePath(SourceRoot);
+    if (std::optional<std::string> Top =
+            captureOutput({"git", "-C", absolutePath("."), "rev-parse", "--show-toplevel"}))
+      return absolutePath(StringRef(*Top).trim());
+    return absolutePath(".");
+  }();
+  return Root;
+}
+
+Expected<Plan> planJobs(std::unique_ptr<CompilationDatabase> FixedDB) {
+  Plan Result;
+  std::vector<std::string> Requested(Files.begin(), Files.end());
+  bool ChangedMode = !FilesFrom.empty() || !DiffBase.empty();
+  auto AddChanged = [&](Expected<std::vector<std::string>> List) -> Error {
+    if (!List)
+      return List.takeError();
+    for (std::string &F : *List)
+      if (isCxxFile(F))
+        Requested.push_back(std::move(F));
+    return Error::success();
+  };
+  if (!FilesFrom.empty())
+    if (Error E = AddChanged(readList(FilesFrom)))
+      return E;
+  if (!DiffBase.empty())
+    if (Error E = AddChanged(changedFiles(DiffBase)))
+      return E;
+  if (ChangedMode && Requested.empty()) {
+    Result.NothingChanged = true;
+    return Result;
+  }
+
+  bool Fixed = FixedDB != nullptr;
+  std::unique_ptr<CompilationDatabase> DB = std::move(FixedDB);
+  if (!DB) {
+    auto Found = findDatabase(Requested.empty() ? StringRef() : StringRef(Requested.front()));
+    if (!Found)
+      return Found.takeError();
+    DB = std::move(*Found);
+  }
+  std::vector<std::string> DBFiles;
+  for (const std::string &F : DB->getAllFiles())
+    DBFiles.push_back(absolutePath(F));
+  llvm::sort(DBFiles);
+  DBFiles.erase(std::unique(DBFiles.begin(), DBFiles.end()), DBFiles.end());
+
+  if (Requested.empty()) {
+    if (Fixed)
+      return createStringError(inconvertibleErrorCode(), "no input files");
+    Requested = DBFiles;
+  }
+
+  std::vector<GlobPattern> Excludes;
+  for (const std::string &X : Exclude) {
+    Expected<GlobPattern> G = GlobPattern::create(X);
+    if (!G)
+      return createStringError(inconvertibleErrorCode(), "invalid --exclude glob '%s': %s",
+                               X.c_str(), toString(G.takeError()).c_str());
+    Excludes.push_back(std::move(*G));
+  }
+
+  std::vector<std::string> Paths;
+  for (const std::string &R : Requested) {
+    if (StringRef(R).find_first_of("*?[") == StringRef::npos) {
+      Paths.push_back(absolutePath(R));
+      continue;
+    }
+    Expected<GlobPattern> G = GlobPattern::create(R);
+    if (!G)
+      return createStringError(inconvertibleErrorCode(), "invalid glob '%s': %s", R.c_str(),
+                               toString(G.takeError()).c_str());
+    size_t Before = Paths.size();
+    for (const std::string &F : DBFiles)
+      if (matches(*G, F))
+        Paths.push_back(F);
+    if (Paths.size() == Before) {
+      JobResult P;
+      P.File = R;
+      P.Problem = "the pattern matches no file of the compilation database";
+      Result.Problems.push_back(std::move(P));
+    }
+  }
+
+  StringSet<> Seen;
+  for (const std::string &Path : Paths) {
+    if (llvm::any_of(Excludes, [&](const GlobPattern &G) { return matches(G, Path); }) ||
+        !Seen.insert(Path).second)
+      continue;
+    JobResult P;
+    P.File = Path;
+    if (!sys::fs::exists(Path)) {
+      P.Problem = "no such file";
+      Result.Problems.push_back(std::move(P));
+      continue;
+    }
+    Job J;
+    J.File = Path;
+    if (isHeader(Path)) {
+      if (std::optional<std::string> Includer = findIncluder(Path, DBFiles)) {
+        J.File = *Includer;
+        J.Header = Path;
+      }
+    }
+    J.Commands = DB->getCompileCommands(J.File);
+    if (J.Commands.empty()) {
+      P.Problem = "no compile command for it in the compilation database";
+      Result.Problems.push_back(std::move(P));
+      continue;
+    }
+    for (CompileCommand &C : J.Commands) {
+      // A header analyzed on its own is C++, whatever its extension tells the driver.
+      if (J.Header.empty() && isHeader(Path) && Fixed && !C.CommandLine.empty())
+        C.CommandLine.insert(C.CommandLine.end() - 1, "-xc++-header");
+      insertExtraArgs(C);
+    }
+    Result.Jobs.push_back(std::move(J));
+  }
+
+  if (!Shard.empty()) {
+    unsigned K = 0, N = 0;
+    auto [KS, NS] = StringRef(Shard).split('/');
+    if (KS.getAsInteger(10, K) || NS.getAsInteger(10, N) || N == 0 || K == 0 || K > N)
+      return createStringError(inconvertibleErrorCode(),
+                               "invalid --shard '%s': expected K/N with 1 <= K <= N", Shard.c_str());
+    std::vector<Job> Mine;
+    for (size_t I = 0; I < Result.Jobs.size(); ++I)
+      if (I % N == K - 1)
+        Mine.push_back(std::move(Result.Jobs[I]));
+    Result.Jobs = std::move(Mine);
+  }
+  return Result;
+}
+
+} // namespace torchtidy::driver

@@ -1,0 +1,39 @@
+// Turns the command line (files, globs, --files-from, --diff-base, -p, `--` flags,
+// --exclude, --shard) into the list of jobs to run.
+#ifndef TORCHTIDY_DRIVER_INPUTS_H
+#define TORCHTIDY_DRIVER_INPUTS_H
+
+#include "Job.h"
+
+#include "clang/Tooling/CompilationDatabase.h"
+#include "llvm/Support/Error.h"
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace torchtidy::driver {
+
+struct Plan {
+  std::vector<Job> Jobs;
+  /// Requested files that cannot be analyzed at all (missing, no compile command).
+  std::vector<JobResult> Problems;
+  /// A changed-files mode (--files-from, --diff-base) selected no C/C++ file.
+  bool NothingChanged = false;
+};
+
+/// \p FixedDB is the database built from flags after `--`, if any.
+llvm::Expected<Plan> planJobs(std::unique_ptr<clang::tooling::CompilationDatabase> FixedDB);
+
+/// Runs \p Args (Args[0] is looked up in PATH) and returns its stdout, or nothing when it
+/// cannot be run or fails.
+std::optional<std::string> captureOutput(std::vector<std::string> Args);
+
+/// The directory repository-relative paths are relative to: --source-root, else the git
+/// top level of the current directory, else the current directory.
+std::string sourceRoot();
+
+} // namespace torchtidy::driver
+
+#endif

@@ -1,0 +1,32 @@
+// One unit of work: a translation unit (optionally standing in for a header named on the
+// command line) with its resolved compile commands.
+#ifndef TORCHTIDY_DRIVER_JOB_H
+#define TORCHTIDY_DRIVER_JOB_H
+
+#include "Report.h"
+
+#include "clang/Tooling/CompilationDatabase.h"
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+namespace torchtidy::driver {
+
+struct Job {
+  std::string File;
+  std::string Header;
+  std::vector<clang::tooling::CompileCommand> Commands;
+};
+
+void to_json(nlohmann::json &J, const Job &Jb);
+void from_json(const nlohmann::json &J, Job &Jb);
+
+/// Runs one job in this process (the worker side) and writes its JobResult as JSON to
+/// \p OutPath. Returns 0 when the result was written.
+int runWorker(const Job &J, llvm::StringRef OutPath);
+
+} // namespace torchtidy::driver
+
+#endif

@@ -1,0 +1,61 @@
+// Command-line options of torchtidy, shared by the coordinator and its worker processes
+// (a worker is the same binary re-run with the same options plus --worker=<job>).
+#ifndef TORCHTIDY_DRIVER_OPTIONS_H
+#define TORCHTIDY_DRIVER_OPTIONS_H
+
+#include "clang-tidy/ClangTidyOptions.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/Error.h"
+
+#include <memory>
+#include <string>
+
+namespace torchtidy::driver {
+
+extern llvm::cl::OptionCategory Category;
+
+extern llvm::cl::list<std::string> Files;
+extern llvm::cl::opt<std::string> BuildPath;
+extern llvm::cl::opt<std::string> Checks;
+extern llvm::cl::opt<std::string> Config;
+extern llvm::cl::opt<std::string> ConfigFile;
+extern llvm::cl::opt<std::string> HeaderFilter;
+extern llvm::cl::opt<bool> SystemHeaders;
+extern llvm::cl::opt<std::string> WarningsAsErrors;
+extern llvm::cl::list<std::string> ExtraArgs;
+extern llvm::cl::list<std::string> ExtraArgsBefore;
+extern llvm::cl::opt<bool> Fix;
+extern llvm::cl::opt<bool> FixErrors;
+extern llvm::cl::opt<bool> FixNotes;
+extern llvm::cl::opt<std::string> FormatStyle;
+extern llvm::cl::opt<std::string> ExportFixes;
+extern llvm::cl::opt<bool> ListChecks;
+extern llvm::cl::opt<bool> Quiet;
+extern llvm::cl::opt<bool> UseColor;
+
+enum class Format { Text, Json, Sarif };
+extern llvm::cl::opt<Format> OutputFormat;
+extern llvm::cl::opt<std::string> Output;
+extern llvm::cl::opt<unsigned> Jobs;
+extern llvm::cl::opt<std::string> Shard;
+extern llvm::cl::opt<std::string> Baseline;
+extern llvm::cl::opt<std::string> FilesFrom;
+extern llvm::cl::opt<std::string> DiffBase;
+extern llvm::cl::list<std::string> Exclude;
+extern llvm::cl::opt<std::string> SourceRoot;
+extern llvm::cl::opt<std::string> AutomationId;
+extern llvm::cl::opt<unsigned> FindingsExitCode;
+extern llvm::cl::opt<std::string> WorkerJob;
+
+/// The checks that run when neither --checks nor a configuration enables a torch check.
+inline constexpr const char *DefaultChecks = "-*,torch-*";
+
+/// Builds the clang-tidy options provider from the command line, exactly as clang-tidy
+/// does (.clang-tidy files, --config, --config-file), with torchtidy's default checks.
+/// \p HeaderOnly, when set, narrows the header filter to that one header.
+llvm::Expected<std::unique_ptr<clang::tidy::ClangTidyOptionsProvider>>
+createOptionsProvider(llvm::StringRef HeaderOnly = {});
+
+} // namespace torchtidy::driver
+
+#endif

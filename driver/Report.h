@@ -1,0 +1,83 @@
+// The diagnostics of one run, as workers hand them to the coordinator and as every
+// output format consumes them.
+#ifndef TORCHTIDY_DRIVER_REPORT_H
+#define TORCHTIDY_DRIVER_REPORT_H
+
+#include "clang-tidy/ClangTidyDiagnosticConsumer.h"
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+namespace torchtidy::driver {
+
+/// A point or span in a file; lines and columns are 1-based, columns count bytes as
+/// clang does. File is absolute and normalized.
+struct Span {
+  std::string File;
+  unsigned Line = 0, Column = 0, EndLine = 0, EndColumn = 0;
+};
+
+struct Replacement {
+  std::string FilePath; // as clang-tidy recorded it
+  unsigned Offset = 0, Length = 0;
+  std::string Text;
+  Span Where;
+};
+
+struct Message {
+  std::string Text;
+  std::string FilePath; // as clang-tidy recorded it (may be relative to BuildDirectory)
+  unsigned Offset = 0;
+  struct Range {
+    std::string FilePath;
+    unsigned Offset = 0, Length = 0;
+  };
+  std::vector<Range> Ranges;
+  std::vector<Replacement> Fix;
+  Span Where;
+  std::string LineText; // the source line of Where.Line, for fingerprints
+};
+
+struct Finding {
+  std::string Check;
+  std::string Level; // "warning", "error", "remark"
+  Message Primary;
+  std::vector<Message> Notes;
+  std::string BuildDirectory;
+  bool WarningAsError = false;
+  std::vector<std::string> Aliases;
+  // Filled by the coordinator.
+  std::string Fingerprint;
+  std::string Uri;
+};
+
+/// What a worker reports for one job (one translation unit).
+struct JobResult {
+  std::string File;   // the translation unit
+  std::string Header; // non-empty when the job analyzes this header through File
+  bool Analyzed = false;
+  std::string Problem; // why the TU could not be analyzed
+  std::string DowngradedStd; // the -std the compile command asked for, when replaced
+  std::vector<Finding> Findings;
+};
+
+bool isCompilerError(const Finding &F);
+
+clang::tidy::ClangTidyError toClangTidyError(const Finding &F);
+
+void to_json(nlohmann::json &J, const Message::Range &R);
+void from_json(const nlohmann::json &J, Message::Range &R);
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Span, File, Line, Column, EndLine, EndColumn)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Replacement, FilePath, Offset, Length, Text, Where)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Message, Text, FilePath, Offset, Ranges, Fix, Where,
+                                                LineText)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Finding, Check, Level, Primary, Notes,
+                                                BuildDirectory, WarningAsError, Aliases)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(JobResult, File, Header, Analyzed, Problem,
+                                                DowngradedStd, Findings)
+
+} // namespace torchtidy::driver
+
+#endif

@@ -1,0 +1,337 @@
+// The worker side: analyzes one translation unit with the clang-tidy library and the
+// torch checks, restricting AST matching to the user's own top-level declarations.
+#include "Job.h"
+#include "Options.h"
+
+#include "clang-tidy/ClangTidy.h"
+#include "clang-tidy/ClangTidyModule.h"
+#include "clang/AST/ASTContext.h"
+#include "clang/Frontend/CompilerInstance.h"
+#include "clang/Frontend/FrontendActions.h"
+#include "clang/Frontend/MultiplexConsumer.h"
+#include "clang/Lex/PreprocessorOptions.h"
+#include "clang/Tooling/ArgumentsAdjusters.h"
+#include "clang/Tooling/Tooling.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <map>
+
+using namespace clang;
+using namespace clang::tidy;
+using namespace clang::tooling;
+using namespace llvm;
+using nlohmann::json;
+
+namespace torchtidy::driver {
+
+void to_json(json &J, const Job &Jb) {
+  json Commands = json::array();
+  for (const CompileCommand &C : Jb.Commands)
+    Commands.push_back({{"directory", C.Directory},
+                        {"file", C.Filename},
+                        {"arguments", C.CommandLine},
+                        {"output", C.Output}});
+  J = json{{"file", Jb.File}, {"header", Jb.Header}, {"commands", Commands}};
+}
+
+void from_json(const json &J, Job &Jb) {
+  J.at("file").get_to(Jb.File);
+  J.at("header").get_to(Jb.Header);
+  for (const json &C : J.at("commands"))
+    Jb.Commands.emplace_back(C.at("directory").get<std::string>(), C.at("file").get<std::string>(),
+                             C.at("arguments").get<std::vector<std::string>>(),
+                             C.at("output").get<std::string>());
+}
+
+namespace {
+
+class JobCompilationDatabase : public CompilationDatabase {
+public:
+  explicit JobCompilationDatabase(std::vector<CompileCommand> Commands)
+      : Commands(std::move(Commands)) {}
+  std::vector<CompileCommand> getCompileCommands(StringRef) const override { return Commands; }
+
+private:
+  std::vector<CompileCommand> Commands;
+};
+
+/// Runs the clang-tidy consumer over the declarations written in non-system files only.
+/// Matching the whole TU would also walk every LibTorch header (and, with a PCH, first
+/// deserialize them all), which costs several times the parse itself.
+class UserCodeConsumer : public MultiplexConsumer {
+public:
+  UserCodeConsumer(std::unique_ptr<ASTConsumer> Tidy, const SourceManager &SM)
+      : MultiplexConsumer(makeVector(std::move(Tidy))), SM(SM) {}
+
+  bool HandleTopLevelDecl(DeclGroupRef Group) override {
+    for (Decl *D : Group) {
+      SourceLocation Loc = D->getLocation();
+      if (Loc.isValid() && !SM.isInSystemHeader(SM.getExpansionLoc(Loc)))
+        UserDecls.push_back(D);
+    }
+    return MultiplexConsumer::HandleTopLevelDecl(Group);
+  }
+
+  void HandleTranslationUnit(ASTContext &Ctx) override {
+    Ctx.setTraversalScope(UserDecls);
+    MultiplexConsumer::HandleTranslationUnit(Ctx);
+  }
+
+private:
+  static std::vector<std::unique_ptr<ASTConsumer>> makeVector(std::unique_ptr<ASTConsumer> C) {
+    std::vector<std::unique_ptr<ASTConsumer>> V;
+    V.push_back(std::move(C));
+    return V;
+  }
+  const SourceManager &SM;
+  std::vector<Decl *> UserDecls;
+};
+
+class TidyActionFactory : public FrontendActionFactory {
+public:
+  TidyActionFactory(ClangTidyContext &Context, IntrusiveRefCntPtr<vfs::OverlayFileSystem> FS)
+      : ConsumerFactory(Context, std::move(FS)) {}
+
+  std::unique_ptr<FrontendAction> create() override {
+    return std::make_unique<Action>(ConsumerFactory);
+  }
+
+  bool runInvocation(std::shared_ptr<CompilerInvocation> Invocation, FileManager *Files,
+                     std::shared_ptr<PCHContainerOperations> PCHContainerOps,
+                     DiagnosticConsumer *DiagConsumer) override {
+    // clang-tidy defines __clang_analyzer__; code guarded by it must look the same here.
+    Invocation->getPreprocessorOpts().SetUpStaticAnalyzer = true;
+    return FrontendActionFactory::runInvocation(Invocation, Files, PCHContainerOps, DiagConsumer);
+  }
+
+private:
+  class Action : public ASTFrontendAction {
+  public:
+    explicit Action(ClangTidyASTConsumerFactory &Factory) : Factory(Factory) {}
+    std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance &CI, StringRef File) override {
+      return std::make_unique<UserCodeConsumer>(Factory.createASTConsumer(CI, File),
+                                                CI.getSourceManager());
+    }
+
+  private:
+    ClangTidyASTConsumerFactory &Factory;
+  };
+
+  ClangTidyASTConsumerFactory ConsumerFactory;
+};
+
+/// LibTorch 1.13's headers do not parse with clang 16 in C++20 mode (libstdc++ 12
+/// instantiates std::vector<c10::IValue> with an incomplete type), so newer standards
+/// are analyzed as C++17. Returns the replaced -std value, if any.
+std::string downgradeStd(CommandLineArguments &Args) {
+  std::string Replaced;
+  for (std::string &A : Args) {
+    StringRef Arg(A);
+    StringRef Prefix = Arg.startswith("--std=") ? "--std=" : Arg.startswith("-std=") ? "-std=" : "";
+    if (Prefix.empty())
+      continue;
+    StringRef Std = Arg.drop_front(Prefix.size());
+    bool Gnu = Std.consume_front("gnu++");
+    if (!Gnu && !Std.consume_front("c++"))
+      continue;
+    if (Std == "20" || Std == "2a" || Std == "23" || Std == "2b" || Std == "26" || Std == "2c") {
+      Replaced = Arg.drop_front(Prefix.size()).str();
+      A = (Prefix + (Gnu ? "gnu++17" : "c++17")).str();
+    }
+  }
+  return Replaced;
+}
+
+/// Line/column lookups on the files as they are on disk, as clang-tidy's own reporter does.
+class PositionTable {
+public:
+  std::string absolute(StringRef Path, StringRef BuildDir) {
+    SmallString<256> P(Path);
+    if (!sys::path::is_absolute(P)) {
+      SmallString<256> Base(BuildDir);
+      if (Base.empty())
+        sys::fs::current_path(Base);
+      sys::path::append(Base, P);
+      P = Base;
+    }
+    sys::path::remove_dots(P, /*remove_dot_dot=*/true);
+    return std::string(P);
+  }
+
+  /// Fills \p S from \p Offset (and \p Length) in \p File; false when the file is unreadable.
+  bool locate(const std::string &File, unsigned Offset, unsigned Length, Span &S,
+              std::string *LineText = nullptr) {
+    const std::vector<unsigned> *Starts = lineStarts(File);
+    if (!Starts)
+      return false;
+    S.File = File;
+    auto Pos = [&](unsigned Off, unsigned &Line, unsigned &Col) {
+      auto It = std::upper_bound(Starts->begin(), Starts->end(), Off);
+      Line = It - Starts->begin();
+      Col = Off - *(It - 1) + 1;
+    };
+    Pos(Offset, S.Line, S.Column);
+    Pos(Offset + Length, S.EndLine, S.EndColumn);
+    if (LineText) {
+      StringRef Text = Buffers[File]->getBuffer();
+      unsigned Begin = (*Starts)[S.Line - 1];
+      *LineText = Text.substr(Begin).split('\n').first.rtrim('\r').str();
+    }
+    return true;
+  }
+
+private:
+  const std::vector<unsigned> *lineStarts(const std::string &File) {
+    auto It = Starts.find(File);
+    if (It != Starts.end())
+      return &It->second;
+    ErrorOr<std::unique_ptr<MemoryBuffer>> Buffer = MemoryBuffer::getFile(File);
+    if (!Buffer)
+      return nullptr;
+    std::vector<unsigned> &L = Starts[File];
+    L.push_back(0);
+    StringRef Text = (*Buffer)->getBuffer();
+    for (unsigned I = 0; I < Text.size(); ++I)
+      if (Text[I] == '\n')
+        L.push_back(I + 1);
+    Buffers[File] = std::move(*Buffer);
+    return &L;
+  }
+
+  std::map<std::string, std::vector<unsigned>> Starts;
+  std::map<std::string, std::unique_ptr<MemoryBuffer>> Buffers;
+};
+
+Message toMessage(const DiagnosticMessage &D, StringRef BuildDir, PositionTable &Positions) {
+  Message M;
+  M.Text = D.Message;
+  M.FilePath = D.FilePath;
+  M.Offset = D.FileOffset;
+  for (const FileByteRange &R : D.Ranges)
+    M.Ranges.push_back({R.FilePath, R.FileOffset, R.Length});
+  for (const auto &FileAndReplacements : D.Fix)
+    for (const tooling::Replacement &R : FileAndReplacements.second) {
+      driver::Replacement Out;
+      Out.FilePath = R.getFilePath().str();
+      Out.Offset = R.getOffset();
+      Out.Length = R.getLength();
+      Out.Text = R.getReplacementText().str();
+      Positions.locate(Positions.absolute(Out.FilePath, BuildDir), Out.Offset, Out.Length,
+                       Out.Where);
+      M.Fix.push_back(std::move(Out));
+    }
+  if (D.FilePath.empty())
+    return M;
+  std::string File = Positions.absolute(D.FilePath, BuildDir);
+  // The first range in the same file and starting at the diagnostic gives its extent.
+  unsigned Length = 0;
+  for (const FileByteRange &R : D.Ranges)
+    if (R.FileOffset == D.FileOffset && Positions.absolute(R.FilePath, BuildDir) == File) {
+      Length = R.Length;
+      break;
+    }
+  if (!Positions.locate(File, D.FileOffset, Length, M.Where, &M.LineText))
+    M.Where.File = File;
+  return M;
+}
+
+const char *levelName(tooling::Diagnostic::Level L) {
+  switch (L) {
+  case tooling::Diagnostic::Error:
+    return "error";
+  case tooling::Diagnostic::Remark:
+    return "remark";
+  default:
+    return "warning";
+  }
+}
+
+} // namespace
+
+int runWorker(const Job &J, StringRef OutPath) {
+  auto Provider = createOptionsProvider(J.Header);
+  if (!Provider) {
+    errs() << "torchtidy: error: " << toString(Provider.takeError()) << "\n";
+    return 2;
+  }
+  ClangTidyContext Context(std::move(*Provider));
+  IntrusiveRefCntPtr<vfs::OverlayFileSystem> FS(
+      new vfs::OverlayFileSystem(vfs::getRealFileSystem()));
+
+  JobResult Result;
+  Result.File = J.File;
+  Result.Header = J.Header;
+
+  JobCompilationDatabase DB(J.Commands);
+  ClangTool Tool(DB, {J.File}, std::make_shared<PCHContainerOperations>(), FS);
+  Tool.appendArgumentsAdjuster([&Context](const CommandLineArguments &Args, StringRef File) {
+    ClangTidyOptions Opts = Context.getOptionsForFile(File);
+    CommandLineArguments Adjusted = Args;
+    if (Opts.ExtraArgsBefore) {
+      auto I = Adjusted.begin();
+      if (I != Adjusted.end() && !StringRef(*I).startswith("-"))
+        ++I;
+      Adjusted.insert(I, Opts.ExtraArgsBefore->begin(), Opts.ExtraArgsBefore->end());
+    }
+    if (Opts.ExtraArgs)
+      Adjusted.insert(Adjusted.end(), Opts.ExtraArgs->begin(), Opts.ExtraArgs->end());
+    return Adjusted;
+  });
+  Tool.appendArgumentsAdjuster(getStripPluginsAdjuster());
+  Tool.appendArgumentsAdjuster([&Result](const CommandLineArguments &Args, StringRef) {
+    CommandLineArguments Adjusted = Args;
+    std::string Replaced = downgradeStd(Adjusted);
+    if (!Replaced.empty())
+      Result.DowngradedStd = Replaced;
+    return Adjusted;
+  });
+
+  ClangTidyDiagnosticConsumer DiagConsumer(Context, nullptr, /*RemoveIncompatibleErrors=*/true,
+                                           /*GetFixesFromNotes=*/FixNotes);
+  DiagnosticsEngine DE(new DiagnosticIDs(), new DiagnosticOptions(), &DiagConsumer,
+                       /*ShouldOwnClient=*/false);
+  Context.setDiagnosticsEngine(&DE);
+  Tool.setDiagnosticConsumer(&DiagConsumer);
+
+  TidyActionFactory Factory(Context, FS);
+  int ToolStatus = Tool.run(&Factory);
+
+  PositionTable Positions;
+  for (const ClangTidyError &E : DiagConsumer.take()) {
+    Finding F;
+    F.Check = E.DiagnosticName;
+    F.Level = levelName(E.DiagLevel);
+    F.BuildDirectory = E.BuildDirectory;
+    F.WarningAsError = E.IsWarningAsError;
+    F.Aliases = E.EnabledDiagnosticAliases;
+    F.Primary = toMessage(E.Message, E.BuildDirectory, Positions);
+    for (const DiagnosticMessage &N : E.Notes)
+      F.Notes.push_back(toMessage(N, E.BuildDirectory, Positions));
+    if (isCompilerError(F) && Result.Problem.empty()) {
+      const Span &W = F.Primary.Where;
+      std::string Where = W.File.empty()     ? ""
+                          : W.File == J.File ? formatv("{0}:{1}: ", W.Line, W.Column).str()
+                                             : formatv("{0}:{1}:{2}: ", W.File, W.Line, W.Column).str();
+      Result.Problem = "does not compile: " + Where + F.Primary.Text;
+    }
+    Result.Findings.push_back(std::move(F));
+  }
+  Result.Analyzed = ToolStatus == 0 && Result.Problem.empty();
+  if (!Result.Analyzed && Result.Problem.empty())
+    Result.Problem = "the compiler could not process it";
+
+  std::error_code EC;
+  raw_fd_ostream Out(OutPath, EC, sys::fs::OF_Text);
+  if (EC) {
+    errs() << "torchtidy: error: cannot write " << OutPath << ": " << EC.message() << "\n";
+    return 3;
+  }
+  Out << json(Result).dump();
+  return 0;
+}
+
+} // namespace torchtidy::driver
