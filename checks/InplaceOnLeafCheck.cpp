@@ -1,13 +1,698 @@
 #include "InplaceOnLeafCheck.h"
 
-#include "clang/ASTMatchers/ASTMatchFinder.h"
+#include "utils/TensorOrigin.h"
+#include "utils/TorchMatchers.h"
 
+#include "clang/AST/ParentMapContext.h"
+#include "clang/AST/StmtCXX.h"
+#include "clang/ASTMatchers/ASTMatchFinder.h"
+#include "clang/Lex/Lexer.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/ADT/StringSet.h"
+
+#include <optional>
+
+using namespace clang;
 using namespace clang::ast_matchers;
 
 namespace torchtidy {
+namespace {
 
-void InplaceOnLeafCheck::registerMatchers(MatchFinder *Finder) {}
+/// Methods ending in '_' that autograd's in-place check does not guard: they change
+/// metadata (requires_grad, names, sharing), detach, or fail with an error of their own
+/// that no NoGradGuard avoids (resize_).
+bool isExemptUnderscoreName(StringRef Name) {
+  static const llvm::StringSet<> Names = {
+      "requires_grad_", "detach_", "rename_", "share_memory_", "resize_", "resize_as_",
+      "resize_as_sparse_", "sparse_resize_", "sparse_resize_and_clear_"};
+  return Names.contains(Name);
+}
 
-void InplaceOnLeafCheck::check(const MatchFinder::MatchResult &Result) {}
+bool isInplaceName(StringRef Name) {
+  return Name.size() > 1 && Name.endswith("_") && !Name.startswith("_") &&
+         !isExemptUnderscoreName(Name);
+}
+
+bool isTensorRecord(const CXXRecordDecl *RD) {
+  return isSameOrDerivedFrom(RD, names::Tensor) || isSameOrDerivedFrom(RD, names::TensorBase);
+}
+
+/// Whether \p D is declared directly in namespace \p NS (a top-level namespace).
+bool isInTopLevelNamespace(const Decl *D, StringRef NS) {
+  const DeclContext *DC = D->getDeclContext();
+  while (DC && DC->isInlineNamespace())
+    DC = DC->getParent();
+  const auto *N = dyn_cast_or_null<NamespaceDecl>(DC);
+  return N && N->getName() == NS && N->getParent()->getRedeclContext()->isTranslationUnit();
+}
+
+/// A record named \p Name whose enclosing class or namespace is \p Parent.
+bool isRecordNamed(const CXXRecordDecl *RD, StringRef Name, StringRef Parent) {
+  if (!RD || !RD->getIdentifier() || RD->getName() != Name)
+    return false;
+  const auto *P = dyn_cast<NamedDecl>(RD->getDeclContext());
+  return P && P->getIdentifier() && P->getName() == Parent;
+}
+
+bool isOrderedDict(QualType T) { return isRecordNamed(recordOf(T), "OrderedDict", "torch"); }
+bool isOrderedDictItem(QualType T) { return isRecordNamed(recordOf(T), "Item", "OrderedDict"); }
+bool isStdVector(QualType T) { return isRecordNamed(recordOf(T), "vector", "std"); }
+
+/// An in-place tensor operation: what it mutates and how to name it in the message.
+struct InplaceOp {
+  const Expr *Target = nullptr;
+  std::string Spelling;
+  std::string OutOfPlace; ///< empty when there is no out-of-place twin
+  bool IsAssignment = false;
+};
+
+bool recordHasMember(const CXXRecordDecl *RD, StringRef Name) {
+  if (!RD || Name.empty())
+    return false;
+  return !RD->lookup(DeclarationName(&RD->getASTContext().Idents.get(Name))).empty();
+}
+
+std::optional<InplaceOp> asInplaceOp(const CallExpr *CE) {
+  if (const auto *MCE = dyn_cast<CXXMemberCallExpr>(CE)) {
+    const CXXMethodDecl *MD = MCE->getMethodDecl();
+    if (!MD || !MD->getIdentifier() || !isInplaceName(MD->getName()) ||
+        !isTensorRecord(MD->getParent()))
+      return std::nullopt;
+    InplaceOp Op{MCE->getImplicitObjectArgument(), MD->getName().str(), "", false};
+    StringRef Base = MD->getName().drop_back();
+    if (recordHasMember(MD->getParent(), Base) ||
+        recordHasMember(recordOf(Op.Target->getType()), Base))
+      Op.OutOfPlace = Base.str();
+    return Op;
+  }
+  if (const auto *OCE = dyn_cast<CXXOperatorCallExpr>(CE)) {
+    const auto *MD = dyn_cast_or_null<CXXMethodDecl>(OCE->getDirectCallee());
+    if (!MD || !isTensorRecord(MD->getParent()) || OCE->getNumArgs() != 2)
+      return std::nullopt;
+    StringRef Spelling = getOperatorSpelling(OCE->getOperator());
+    switch (OCE->getOperator()) {
+    case OO_PlusEqual: case OO_MinusEqual: case OO_StarEqual: case OO_SlashEqual:
+    case OO_AmpEqual: case OO_PipeEqual: case OO_CaretEqual:
+      return InplaceOp{OCE->getArg(0), Spelling.str(), Spelling.drop_back().str(), false};
+    case OO_Equal:
+      // `t = x` on an lvalue rebinds the handle; `t[0] = x` (an rvalue) runs fill_/copy_.
+      if (MD->getRefQualifier() == RQ_RValue)
+        return InplaceOp{OCE->getArg(0), "=", "", true};
+      return std::nullopt;
+    default:
+      return std::nullopt;
+    }
+  }
+  // at::relu_(t) / torch::sigmoid_(t). torch::nn::init::*_ run under their own NoGradGuard
+  // and torch::nn::utils::*_ touch gradients only: both live in nested namespaces.
+  const FunctionDecl *FD = CE->getDirectCallee();
+  if (!FD || isa<CXXMethodDecl>(FD) || !FD->getIdentifier() || !isInplaceName(FD->getName()) ||
+      CE->getNumArgs() == 0 || !isTensorType(CE->getArg(0)->getType()) ||
+      !(isInTopLevelNamespace(FD, "at") || isInTopLevelNamespace(FD, "torch")))
+    return std::nullopt;
+  InplaceOp Op{CE->getArg(0), FD->getName().str(), "", false};
+  StringRef Base = FD->getName().drop_back();
+  if (!FD->getDeclContext()->lookup(DeclarationName(&FD->getASTContext().Idents.get(Base))).empty())
+    Op.OutOfPlace = "torch::" + Base.str();
+  return Op;
+}
+
+AST_MATCHER(CallExpr, isInplaceTensorOp) { return asInplaceOp(&Node).has_value(); }
+
+/// Views share the base's storage and autograd identity: an in-place op on a view of a
+/// leaf that requires grad throws just as one on the leaf does.
+bool isViewMethod(StringRef Name) {
+  static const llvm::StringSet<> Names = {
+      "select", "slice", "narrow", "view", "view_as", "as_strided", "t", "transpose",
+      "permute", "squeeze", "unsqueeze", "expand", "expand_as", "diagonal", "unfold",
+      "reshape", "reshape_as", "flatten", "unflatten", "contiguous", "real", "imag", "alias",
+      "swapaxes", "swapdims", "movedim", "moveaxis", "mT", "mH", "adjoint"};
+  return Names.contains(Name);
+}
+
+/// `t.index({0, Slice()})` is a view; an index with a tensor in it (masks, index
+/// tensors) gathers into a fresh tensor.
+bool isBasicIndex(const CXXMemberCallExpr *MCE) {
+  for (const Expr *Arg : MCE->arguments()) {
+    auto Tensors = match(findAll(expr(matchers::isTensorExpr(), unless(cxxConstructExpr()),
+                                      unless(materializeTemporaryExpr()))
+                                     .bind("t")),
+                         *Arg, MCE->getMethodDecl()->getASTContext());
+    if (!Tensors.empty())
+      return false;
+  }
+  return true;
+}
+
+const Expr *strip(const Expr *E) {
+  while (E) {
+    const Expr *Prev = E;
+    E = E->IgnoreImplicit()->IgnoreParenImpCasts();
+    if (const auto *Construct = dyn_cast<CXXConstructExpr>(E);
+        Construct && Construct->getNumArgs() == 1 && !isa<CXXTemporaryObjectExpr>(Construct))
+      E = Construct->getArg(0);
+    else if (const auto *Cast = dyn_cast<CXXFunctionalCastExpr>(E))
+      E = Cast->getSubExpr();
+    if (E == Prev)
+      return E;
+  }
+  return E;
+}
+
+/// The loop whose loop variable \p VD is, if any.
+const CXXForRangeStmt *rangeForOf(const VarDecl *VD, ASTContext &Ctx) {
+  auto Parents = Ctx.getParents(*VD);
+  const auto *DS = Parents.empty() ? nullptr : Parents[0].get<DeclStmt>();
+  if (!DS)
+    return nullptr;
+  auto Grand = Ctx.getParents(*DS);
+  const auto *For = Grand.empty() ? nullptr : Grand[0].get<CXXForRangeStmt>();
+  return For && For->getLoopVarStmt() == DS ? For : nullptr;
+}
+
+enum class LeafKind { Created, Marked, Parameter };
+
+/// Where a tensor became a leaf that requires grad.
+struct Leaf {
+  LeafKind Kind;
+  const Stmt *Source;
+  bool View = false;
+};
+using MaybeLeaf = std::optional<Leaf>;
+
+using FieldDefs = InplaceOnLeafCheck::FieldDefs;
+
+/// Decides whether an expression denotes a leaf tensor that requires grad (or a view of
+/// one) at a given point. Local variables are followed flow-sensitively: the last
+/// assignment or requires_grad mark before the point decides.
+class LeafResolver {
+public:
+  LeafResolver(ASTContext &Ctx, llvm::DenseMap<const FieldDecl *, FieldDefs> &FieldCache)
+      : Ctx(Ctx), SM(Ctx.getSourceManager()), FieldCache(FieldCache) {}
+
+  MaybeLeaf tensor(const Expr *E, const Stmt *At, unsigned Depth = 0) {
+    E = strip(E);
+    if (!E || Depth > 10)
+      return std::nullopt;
+    if (const auto *MCE = dyn_cast<CXXMemberCallExpr>(E))
+      return memberCall(MCE, At, Depth);
+    if (const auto *OCE = dyn_cast<CXXOperatorCallExpr>(E))
+      return operatorCall(OCE, At, Depth);
+    if (const auto *CE = dyn_cast<CallExpr>(E))
+      return freeCall(CE, At, Depth);
+    if (const auto *DRE = dyn_cast<DeclRefExpr>(E))
+      return var(dyn_cast<VarDecl>(DRE->getDecl()), At, Depth, Want::Tensor);
+    if (const auto *ME = dyn_cast<MemberExpr>(E))
+      return field(ME, Depth, Want::Tensor);
+    if (const auto *CO = dyn_cast<ConditionalOperator>(E)) {
+      if (MaybeLeaf L = tensor(CO->getTrueExpr(), At, Depth + 1))
+        return L;
+      return tensor(CO->getFalseExpr(), At, Depth + 1);
+    }
+    return std::nullopt;
+  }
+
+private:
+  /// What an expression is asked to be: a tensor, a container of tensors
+  /// (std::vector, initializer lists), a torch::OrderedDict of tensors, or one of its items.
+  enum class Want { Tensor, Container, Dict, Item };
+
+  MaybeLeaf want(Want W, const Expr *E, const Stmt *At, unsigned Depth) {
+    switch (W) {
+    case Want::Tensor: return tensor(E, At, Depth);
+    case Want::Container: return container(E, At, Depth);
+    case Want::Dict: return dict(E, At, Depth);
+    case Want::Item: return item(E, At, Depth);
+    }
+    return std::nullopt;
+  }
+
+  static MaybeLeaf asView(MaybeLeaf L) {
+    if (L)
+      L->View = true;
+    return L;
+  }
+
+  MaybeLeaf memberCall(const CXXMemberCallExpr *MCE, const Stmt *At, unsigned Depth) {
+    const CXXMethodDecl *MD = MCE->getMethodDecl();
+    if (!MD || !MD->getIdentifier())
+      return std::nullopt;
+    StringRef Name = MD->getName();
+    const Expr *Obj = MCE->getImplicitObjectArgument();
+    if (isTensorRecord(MD->getParent())) {
+      if (Name == "requires_grad_" || Name == "set_requires_grad")
+        return markTurnsOn(MCE) ? MaybeLeaf(Leaf{LeafKind::Marked, MCE}) : std::nullopt;
+      if (isInplaceName(Name)) // returns its object
+        return tensor(Obj, At, Depth + 1);
+      if (isViewMethod(Name) || (Name == "index" && isBasicIndex(MCE)))
+        return asView(tensor(Obj, At, Depth + 1));
+      return std::nullopt;
+    }
+    if (Name == "register_parameter") {
+      bool RequiresGrad = true;
+      if (MCE->getNumArgs() >= 3 && !isa<CXXDefaultArgExpr>(MCE->getArg(2)))
+        MCE->getArg(2)->EvaluateAsBooleanCondition(RequiresGrad, Ctx);
+      return RequiresGrad ? MaybeLeaf(Leaf{LeafKind::Parameter, MCE}) : std::nullopt;
+    }
+    if (isOrderedDictItem(Obj->getType()) && Name == "value")
+      return item(Obj, At, Depth + 1);
+    if (isStdVector(Obj->getType()) && (Name == "at" || Name == "front" || Name == "back"))
+      return container(Obj, At, Depth + 1);
+    if (isOrderedDict(Obj->getType()) && Name == "at")
+      return dict(Obj, At, Depth + 1);
+    return returnedBy(MD, Depth, Want::Tensor);
+  }
+
+  MaybeLeaf operatorCall(const CXXOperatorCallExpr *OCE, const Stmt *At, unsigned Depth) {
+    if (OCE->getNumArgs() == 0)
+      return std::nullopt;
+    const Expr *Obj = OCE->getArg(0);
+    switch (OCE->getOperator()) {
+    case OO_Subscript:
+      if (isTensorType(Obj->getType()))
+        return asView(tensor(Obj, At, Depth + 1));
+      if (isStdVector(Obj->getType()))
+        return container(Obj, At, Depth + 1);
+      if (isOrderedDict(Obj->getType()) && isTensorType(OCE->getType()))
+        return dict(Obj, At, Depth + 1);
+      return std::nullopt;
+    case OO_Star:
+    case OO_Arrow:
+      if (isOrderedDictItem(Obj->getType()))
+        return item(Obj, At, Depth + 1);
+      return std::nullopt;
+    default:
+      if (std::optional<InplaceOp> Op = asInplaceOp(OCE); Op && !Op->IsAssignment)
+        return tensor(Op->Target, At, Depth + 1);
+      return std::nullopt;
+    }
+  }
+
+  MaybeLeaf freeCall(const CallExpr *CE, const Stmt *At, unsigned Depth) {
+    if (std::optional<InplaceOp> Op = asInplaceOp(CE))
+      return tensor(Op->Target, At, Depth + 1);
+    const FunctionDecl *FD = CE->getDirectCallee();
+    if (FD && !isInSystemHeader(FD))
+      return returnedBy(FD, Depth, Want::Tensor);
+    // Factories with requires_grad options, requires_grad_() chains.
+    OriginResult R = classifyTensor(CE, Ctx);
+    if (R.Kind != TensorOrigin::RequiresGradLeaf)
+      return std::nullopt;
+    const Stmt *Source = R.Source ? R.Source : CE;
+    const auto *Mark = dyn_cast<CXXMemberCallExpr>(Source);
+    return Leaf{Mark ? LeafKind::Marked : LeafKind::Created, Source};
+  }
+
+  /// A user function returning (a reference to) a leaf: any return statement decides.
+  MaybeLeaf returnedBy(const FunctionDecl *FD, unsigned Depth, Want W) {
+    const FunctionDecl *Def = FD ? FD->getDefinition() : nullptr;
+    if (!Def || !Def->hasBody() || isInSystemHeader(Def) || !Active.insert(Def).second)
+      return std::nullopt;
+    MaybeLeaf Result;
+    for (const BoundNodes &B : match(findAll(returnStmt().bind("ret")), *Def->getBody(), Ctx)) {
+      const auto *Ret = B.getNodeAs<ReturnStmt>("ret");
+      if (!Ret->getRetValue() || enclosingFunction(Ret, Ctx) != Def)
+        continue;
+      if ((Result = want(W, Ret->getRetValue(), Ret, Depth + 1)))
+        break;
+    }
+    Active.erase(Def);
+    return Result;
+  }
+
+  static bool markTurnsOn(const CXXMemberCallExpr *Mark) {
+    StringRef Name = Mark->getMethodDecl()->getName();
+    if (Name == "detach_")
+      return false;
+    bool On = true;
+    if (Mark->getNumArgs() >= 1 && !isa<CXXDefaultArgExpr>(Mark->getArg(0)))
+      Mark->getArg(0)->EvaluateAsBooleanCondition(On, Mark->getMethodDecl()->getASTContext());
+    return On;
+  }
+
+  bool before(const Stmt *A, const Stmt *B) const {
+    return SM.isBeforeInTranslationUnit(A->getEndLoc(), B->getBeginLoc());
+  }
+
+  /// The last assignment to, or requires_grad mark on, \p VD in \p Body before \p At.
+  /// Returns the assigned value or the mark; null when there is none.
+  const Stmt *lastEventBefore(const VarDecl *VD, const Stmt *Body, const Stmt *At) {
+    auto Ref = declRefExpr(to(varDecl(equalsNode(VD))));
+    const Stmt *Last = nullptr;
+    const Stmt *LastValue = nullptr;
+    for (const BoundNodes &B : match(
+             findAll(stmt(anyOf(
+                 cxxOperatorCallExpr(hasOverloadedOperatorName("="),
+                                     hasArgument(0, ignoringParenImpCasts(Ref)))
+                     .bind("assign"),
+                 cxxMemberCallExpr(on(ignoringParenImpCasts(Ref)),
+                                   callee(cxxMethodDecl(hasAnyName(
+                                       "requires_grad_", "set_requires_grad", "detach_"))))
+                     .bind("mark")))),
+             *Body, Ctx)) {
+      const Stmt *Event = B.getNodeAs<Stmt>("assign");
+      const Stmt *Value = Event ? cast<CXXOperatorCallExpr>(Event)->getArg(1) : nullptr;
+      if (!Event)
+        Event = Value = B.getNodeAs<Stmt>("mark");
+      if (!before(Event, At) || (Last && !before(Last, Event)))
+        continue;
+      Last = Event;
+      LastValue = Value;
+    }
+    return LastValue;
+  }
+
+  /// A value an event gave the variable: a mark decides by itself, an assignment by its
+  /// right-hand side.
+  MaybeLeaf eventValue(const Stmt *Value, const Stmt *At, unsigned Depth, Want W) {
+    if (const auto *Mark = dyn_cast<CXXMemberCallExpr>(Value);
+        Mark && Mark->getMethodDecl() && Mark->getMethodDecl()->getIdentifier() &&
+        llvm::is_contained({StringRef("requires_grad_"), StringRef("set_requires_grad"),
+                            StringRef("detach_")},
+                           Mark->getMethodDecl()->getName()) &&
+        isTensorRecord(Mark->getMethodDecl()->getParent()))
+      return W == Want::Tensor && markTurnsOn(Mark) ? MaybeLeaf(Leaf{LeafKind::Marked, Mark})
+                                                    : std::nullopt;
+    return want(W, cast<Expr>(Value), At, Depth + 1);
+  }
+
+  MaybeLeaf var(const VarDecl *VD, const Stmt *At, unsigned Depth, Want W) {
+    if (!VD || !Visiting.insert(VD).second)
+      return std::nullopt;
+    MaybeLeaf Result = varImpl(VD, At, Depth, W);
+    Visiting.erase(VD);
+    return Result;
+  }
+
+  MaybeLeaf varImpl(const VarDecl *VD, const Stmt *At, unsigned Depth, Want W) {
+    if (!VD->hasLocalStorage())
+      return VD->getInit() ? want(W, VD->getInit(), At, Depth + 1) : std::nullopt;
+    const auto *Owner = dyn_cast_or_null<FunctionDecl>(VD->getParentFunctionOrMethod());
+    if (Owner && Owner->hasBody())
+      if (const Stmt *Value = lastEventBefore(VD, Owner->getBody(), At))
+        return eventValue(Value, At, Depth, W);
+    if (const auto *PVD = dyn_cast<ParmVarDecl>(VD))
+      return argument(PVD, Depth, W);
+    if (const CXXForRangeStmt *For = rangeForOf(VD, Ctx)) {
+      const Expr *Range = For->getRangeInit();
+      if (W == Want::Tensor)
+        return container(Range, For, Depth + 1);
+      if (W == Want::Item)
+        return dict(Range, For, Depth + 1);
+      return std::nullopt;
+    }
+    // A default-constructed tensor is undefined, not a leaf.
+    return VD->getInit() ? want(W, VD->getInit(), VD->getInit(), Depth + 1) : std::nullopt;
+  }
+
+  /// A function parameter: a leaf when some caller outside a no-grad scope passes one.
+  MaybeLeaf argument(const ParmVarDecl *PVD, unsigned Depth, Want W) {
+    const auto *FD = dyn_cast<FunctionDecl>(PVD->getDeclContext());
+    if (!FD || Depth > 6)
+      return std::nullopt;
+    unsigned Index = PVD->getFunctionScopeIndex();
+    for (const CallExpr *Call : callersOf(FD, Ctx)) {
+      // Calling a lambda or functor object passes the object first.
+      unsigned ArgIndex = Index + (isa<CXXOperatorCallExpr>(Call) && isa<CXXMethodDecl>(FD) ? 1 : 0);
+      if (ArgIndex >= Call->getNumArgs() || inNoGradScope(Call, Ctx))
+        continue;
+      if (MaybeLeaf L = want(W, Call->getArg(ArgIndex), Call, Depth + 2))
+        return L;
+    }
+    return std::nullopt;
+  }
+
+  /// Elements of a std::vector / initializer list that are leaves requiring grad:
+  /// module->parameters(), optimizer.parameters(), param_group.params(), {w, b}.
+  MaybeLeaf container(const Expr *E, const Stmt *At, unsigned Depth) {
+    E = strip(E);
+    if (!E || Depth > 10)
+      return std::nullopt;
+    if (const auto *SIL = dyn_cast<CXXStdInitializerListExpr>(E))
+      return container(SIL->getSubExpr(), At, Depth + 1);
+    if (const auto *MTE = dyn_cast<MaterializeTemporaryExpr>(E))
+      return container(MTE->getSubExpr(), At, Depth + 1);
+    if (const auto *IL = dyn_cast<InitListExpr>(E)) {
+      for (const Expr *Init : IL->inits())
+        if (MaybeLeaf L = isTensorType(Init->getType()) ? tensor(Init, At, Depth + 1)
+                                                        : container(Init, At, Depth + 1))
+          return L;
+      return std::nullopt;
+    }
+    if (const auto *Construct = dyn_cast<CXXConstructExpr>(E)) {
+      for (const Expr *Arg : Construct->arguments())
+        if (MaybeLeaf L = container(Arg, At, Depth + 1))
+          return L;
+      return std::nullopt;
+    }
+    if (const auto *MCE = dyn_cast<CXXMemberCallExpr>(E)) {
+      const CXXMethodDecl *MD = MCE->getMethodDecl();
+      if (!MD || !MD->getIdentifier())
+        return std::nullopt;
+      StringRef Name = MD->getName();
+      QualType ObjType = MCE->getImplicitObjectArgument()->getType();
+      if (Name == "parameters" && (isModuleType(ObjType) || isOptimizerType(ObjType)))
+        return Leaf{LeafKind::Parameter, MCE};
+      if (Name == "params" && isRecordNamed(MD->getParent(), "OptimizerParamGroup", "optim"))
+        return Leaf{LeafKind::Parameter, MCE};
+      if (Name == "values" && isOrderedDict(ObjType))
+        return dict(MCE->getImplicitObjectArgument(), At, Depth + 1);
+      return returnedBy(MD, Depth, Want::Container);
+    }
+    if (const auto *CE = dyn_cast<CallExpr>(E); CE && !isa<CXXOperatorCallExpr>(CE))
+      return returnedBy(CE->getDirectCallee(), Depth, Want::Container);
+    if (const auto *DRE = dyn_cast<DeclRefExpr>(E))
+      return var(dyn_cast<VarDecl>(DRE->getDecl()), At, Depth, Want::Container);
+    if (const auto *ME = dyn_cast<MemberExpr>(E))
+      return field(ME, Depth, Want::Container);
+    return std::nullopt;
+  }
+
+  /// A torch::OrderedDict of parameters: module->named_parameters().
+  MaybeLeaf dict(const Expr *E, const Stmt *At, unsigned Depth) {
+    E = strip(E);
+    if (!E || Depth > 10)
+      return std::nullopt;
+    if (const auto *MCE = dyn_cast<CXXMemberCallExpr>(E)) {
+      const CXXMethodDecl *MD = MCE->getMethodDecl();
+      if (MD && MD->getIdentifier() && MD->getName() == "named_parameters" &&
+          isModuleType(MCE->getImplicitObjectArgument()->getType()))
+        return Leaf{LeafKind::Parameter, MCE};
+      return returnedBy(MD, Depth, Want::Dict);
+    }
+    if (const auto *DRE = dyn_cast<DeclRefExpr>(E))
+      return var(dyn_cast<VarDecl>(DRE->getDecl()), At, Depth, Want::Dict);
+    if (const auto *ME = dyn_cast<MemberExpr>(E))
+      return field(ME, Depth, Want::Dict);
+    return std::nullopt;
+  }
+
+  /// An item of such a dictionary: `for (auto &p : model->named_parameters())`, `dict[0]`.
+  MaybeLeaf item(const Expr *E, const Stmt *At, unsigned Depth) {
+    E = strip(E);
+    if (!E || Depth > 10)
+      return std::nullopt;
+    if (const auto *DRE = dyn_cast<DeclRefExpr>(E))
+      return var(dyn_cast<VarDecl>(DRE->getDecl()), At, Depth, Want::Item);
+    if (const auto *OCE = dyn_cast<CXXOperatorCallExpr>(E);
+        OCE && OCE->getOperator() == OO_Subscript && isOrderedDict(OCE->getArg(0)->getType()))
+      return dict(OCE->getArg(0), At, Depth + 1);
+    if (const auto *MCE = dyn_cast<CXXMemberCallExpr>(E);
+        MCE && isOrderedDict(MCE->getImplicitObjectArgument()->getType()))
+      return dict(MCE->getImplicitObjectArgument(), At, Depth + 1);
+    return std::nullopt;
+  }
+
+  /// Library modules' parameters are their weight / bias fields (Linear, Conv, BatchNorm,
+  /// Embedding, LayerNorm, RNN cells); user fields are followed to what they are given.
+  MaybeLeaf field(const MemberExpr *ME, unsigned Depth, Want W) {
+    const auto *Field = dyn_cast<FieldDecl>(ME->getMemberDecl());
+    if (!Field)
+      return std::nullopt;
+    if (isInSystemHeader(Field)) {
+      StringRef Name = Field->getName();
+      bool ParamName = Name.contains("weight") || Name.contains("bias") ||
+                       llvm::is_contained({StringRef("w_ih"), StringRef("w_hh"),
+                                           StringRef("b_ih"), StringRef("b_hh")},
+                                          Name);
+      if (W == Want::Tensor && ParamName && isTensorType(Field->getType()) &&
+          isModuleType(QualType(Field->getParent()->getTypeForDecl(), 0)))
+        return Leaf{LeafKind::Parameter, ME};
+      return std::nullopt;
+    }
+    if (!ActiveFields.insert(Field).second)
+      return std::nullopt;
+    MaybeLeaf Result;
+    const FieldDefs &Defs = defsOf(Field);
+    for (const Expr *Value : Defs.Values)
+      if ((Result = want(W, Value, Value, Depth + 1)))
+        break;
+    if (!Result && W == Want::Tensor)
+      for (const CXXMemberCallExpr *Mark : Defs.Marks)
+        if (markTurnsOn(Mark)) {
+          Result = Leaf{LeafKind::Marked, Mark};
+          break;
+        }
+    ActiveFields.erase(Field);
+    return Result;
+  }
+
+  const FieldDefs &defsOf(const FieldDecl *Field) {
+    auto It = FieldCache.find(Field);
+    if (It != FieldCache.end())
+      return It->second;
+    FieldDefs Defs;
+    if (const Expr *Init = Field->getInClassInitializer())
+      Defs.Values.push_back(Init);
+    auto Ref = memberExpr(member(equalsNode(Field)));
+    auto Matcher = stmt(anyOf(
+        cxxOperatorCallExpr(hasOverloadedOperatorName("="), hasArgument(0, ignoringParenImpCasts(Ref)))
+            .bind("assign"),
+        cxxMemberCallExpr(on(ignoringParenImpCasts(Ref)),
+                          callee(cxxMethodDecl(hasAnyName("requires_grad_", "set_requires_grad"))))
+            .bind("mark")));
+    forEachUserDecl(Ctx, [&](Decl *D) {
+      for (const BoundNodes &B : match(decl(forEachDescendant(Matcher)), *D, Ctx)) {
+        if (const auto *Assign = B.getNodeAs<CXXOperatorCallExpr>("assign"))
+          Defs.Values.push_back(Assign->getArg(1));
+        else if (const auto *Mark = B.getNodeAs<CXXMemberCallExpr>("mark"))
+          Defs.Marks.push_back(Mark);
+      }
+      for (const BoundNodes &B :
+           match(decl(forEachDescendant(cxxConstructorDecl().bind("ctor"))), *D, Ctx))
+        for (const CXXCtorInitializer *Init : B.getNodeAs<CXXConstructorDecl>("ctor")->inits())
+          if (Init->isWritten() && Init->getMember() == Field)
+            Defs.Values.push_back(Init->getInit());
+    });
+    return FieldCache.try_emplace(Field, std::move(Defs)).first->second;
+  }
+
+  ASTContext &Ctx;
+  const SourceManager &SM;
+  llvm::DenseMap<const FieldDecl *, FieldDefs> &FieldCache;
+  llvm::SmallPtrSet<const VarDecl *, 8> Visiting;
+  llvm::SmallPtrSet<const FieldDecl *, 4> ActiveFields;
+  llvm::SmallPtrSet<const FunctionDecl *, 4> Active;
+};
+
+/// `GradMode::set_enabled(false)` earlier in the same function, not undone since.
+bool gradModeSwitchedOff(const Stmt *S, const FunctionDecl *FD, ASTContext &Ctx) {
+  if (!FD || !FD->hasBody())
+    return false;
+  const SourceManager &SM = Ctx.getSourceManager();
+  const CallExpr *Last = nullptr;
+  for (const BoundNodes &B :
+       match(findAll(callExpr(callee(functionDecl(hasName("::c10::GradMode::set_enabled"))),
+                              argumentCountIs(1))
+                         .bind("set")),
+             *FD->getBody(), Ctx)) {
+    const auto *Call = B.getNodeAs<CallExpr>("set");
+    if (SM.isBeforeInTranslationUnit(Call->getEndLoc(), S->getBeginLoc()) &&
+        (!Last || SM.isBeforeInTranslationUnit(Last->getEndLoc(), Call->getBeginLoc())))
+      Last = Call;
+  }
+  bool Enabled = true;
+  return Last && Last->getArg(0)->EvaluateAsBooleanCondition(Enabled, Ctx) && !Enabled;
+}
+
+/// Whether autograd is off where \p S runs: a guard in scope (or in every caller), a
+/// GradMode switch, or a lambda invoked under a guard.
+bool autogradOff(const Stmt *S, ASTContext &Ctx) {
+  if (inNoGradScope(S, Ctx))
+    return true;
+  const FunctionDecl *FD = enclosingFunction(S, Ctx);
+  if (gradModeSwitchedOff(S, FD, Ctx))
+    return true;
+  const auto *MD = dyn_cast_or_null<CXXMethodDecl>(FD);
+  if (!MD || !MD->getParent()->isLambda())
+    return false;
+  return llvm::any_of(callersOf(MD, Ctx), [&](const CallExpr *Call) {
+    return inNoGradScope(Call, Ctx) ||
+           gradModeSwitchedOff(Call, enclosingFunction(Call, Ctx), Ctx);
+  });
+}
+
+std::string sourceText(const Expr *E, ASTContext &Ctx) {
+  // `item->add_(..)` applies to `item.operator->()`, spelled `item->`.
+  if (const auto *Arrow = dyn_cast<CXXOperatorCallExpr>(strip(E)); Arrow && Arrow->getOperator() == OO_Arrow)
+    E = Arrow->getArg(0);
+  StringRef Text = Lexer::getSourceText(CharSourceRange::getTokenRange(E->getSourceRange()),
+                                        Ctx.getSourceManager(), Ctx.getLangOpts());
+  std::string Out;
+  for (char C : Text) {
+    bool Space = C == ' ' || C == '\n' || C == '\t' || C == '\r';
+    if (Space && (Out.empty() || Out.back() == ' '))
+      continue;
+    Out.push_back(Space ? ' ' : C);
+  }
+  while (!Out.empty() && Out.back() == ' ')
+    Out.pop_back();
+  return Out.empty() ? "tensor" : Out;
+}
+
+StringRef noteText(const Leaf &L) {
+  switch (L.Kind) {
+  case LeafKind::Created:
+    return "the tensor was created with requires_grad here";
+  case LeafKind::Marked:
+    return "the tensor was marked as requiring grad here";
+  case LeafKind::Parameter:
+    if (const auto *MCE = dyn_cast<CXXMemberCallExpr>(L.Source);
+        MCE && MCE->getMethodDecl() && MCE->getMethodDecl()->getIdentifier() &&
+        MCE->getMethodDecl()->getName() == "register_parameter")
+      return "the tensor was registered as a module parameter here";
+    return "module parameters, leaves that require grad, come from here";
+  }
+  return "";
+}
+
+} // namespace
+
+void InplaceOnLeafCheck::onStartOfTranslationUnit() { FieldCache.clear(); }
+
+void InplaceOnLeafCheck::registerMatchers(MatchFinder *Finder) {
+  Finder->addMatcher(
+      traverse(TK_AsIs, callExpr(unless(isExpansionInSystemHeader()), isInplaceTensorOp())
+                            .bind("op")),
+      this);
+}
+
+void InplaceOnLeafCheck::check(const MatchFinder::MatchResult &Result) {
+  const auto *Call = Result.Nodes.getNodeAs<CallExpr>("op");
+  ASTContext &Ctx = *Result.Context;
+  std::optional<InplaceOp> Op = asInplaceOp(Call);
+  SourceLocation Loc = Call->getExprLoc();
+  if (!Op || Loc.isInvalid() || Loc.isMacroID())
+    return;
+  // Templates are analysed in their instantiations, where the types are known.
+  if (const FunctionDecl *FD = enclosingFunction(Call, Ctx); FD && FD->isDependentContext())
+    return;
+  // `w.mul_(a).add_(b)`: the first in-place op is the one that throws.
+  if (const auto *Inner = dyn_cast<CallExpr>(strip(Op->Target)); Inner && asInplaceOp(Inner))
+    return;
+
+  MaybeLeaf L = LeafResolver(Ctx, FieldCache).tensor(Op->Target, Call);
+  if (!L || autogradOff(Call, Ctx))
+    return;
+
+  std::string What = Op->IsAssignment ? "in-place assignment to" : "in-place '" + Op->Spelling + "' on";
+  std::string Name = sourceText(Op->Target, Ctx);
+  std::string Subject = L->View ? "'" + Name + "', a view of a leaf tensor that requires grad,"
+                                : "leaf tensor '" + Name + "' that requires grad";
+  std::string Remedy = Op->OutOfPlace.empty() ? "" : " or using the out-of-place '" + Op->OutOfPlace + "'";
+  diag(Loc, "%0 %1 throws at runtime; consider wrapping the update in 'torch::NoGradGuard'%2")
+      << What << Subject << Remedy;
+
+  // The note is noise when the source is the very expression the op is applied to.
+  SourceRange TargetRange = Op->Target->getSourceRange();
+  SourceLocation SourceLoc = L->Source->getBeginLoc();
+  const SourceManager &SM = Ctx.getSourceManager();
+  bool InsideTarget = !SM.isBeforeInTranslationUnit(SourceLoc, TargetRange.getBegin()) &&
+                      !SM.isBeforeInTranslationUnit(TargetRange.getEnd(), SourceLoc);
+  if (!InsideTarget && SourceLoc.isValid())
+    diag(SourceLoc, noteText(*L), DiagnosticIDs::Note);
+}
 
 } // namespace torchtidy
