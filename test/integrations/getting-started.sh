@@ -23,7 +23,7 @@ PY
 # Plain bash, as pasted into a terminal: the block itself shows the exit status.
 (cd "$HOME" && bash "$tmp/sample.sh") >"$tmp/sample.log" 2>&1 || true
 cat "$tmp/sample.log"
-grep -Eq '(^|/)src/train\.cpp:5:[0-9]+: (warning|error): .*\[torch-inplace-on-leaf\]' "$tmp/sample.log" \
+grep -Eq '(^|/)src/train\.cpp:5:[0-9]+: (warning|error): .*\[torch-inplace-on-leaf[],]' "$tmp/sample.log" \
   || fail "the page promises a torch-inplace-on-leaf finding on src/train.cpp:5"
 grep -qx 'exit status: 1' "$tmp/sample.log" || fail "the page promises exit status 1"
 

@@ -36,7 +36,7 @@ cd "$tmp/project"
 set +e
 "$tmp/userbin/clang-tidy-torch" -p build bad.cpp >"$tmp/wrapper.log" 2>&1
 set -e
-grep -Eq 'bad\.cpp:7:[0-9]+: (warning|error): .*\[torch-inplace-on-leaf\]' "$tmp/wrapper.log" \
+grep -Eq 'bad\.cpp:7:[0-9]+: (warning|error): .*\[torch-inplace-on-leaf[],]' "$tmp/wrapper.log" \
   || { cat "$tmp/wrapper.log"; fail "installed clang-tidy-torch did not report torch-inplace-on-leaf"; }
 
 # The hook script as a `language: system` hook runs it: the installed driver found on PATH.
@@ -46,6 +46,6 @@ rc=$?
 set -e
 cat "$tmp/hook.log"
 [ "$rc" = 1 ] || fail "installed hook with the installed driver exited $rc on a finding, expected 1"
-grep -Eq 'bad\.cpp:7:[0-9]+: (warning|error): .*\[torch-inplace-on-leaf\]' "$tmp/hook.log" \
+grep -Eq 'bad\.cpp:7:[0-9]+: (warning|error): .*\[torch-inplace-on-leaf[],]' "$tmp/hook.log" \
   || fail "installed driver did not report torch-inplace-on-leaf"
 echo "PASS: install"

@@ -43,7 +43,7 @@ if git commit -m bad >"$tmp/bad.log" 2>&1; then
   cat "$tmp/bad.log"; fail "commit of a file with a finding was accepted"
 fi
 cat "$tmp/bad.log"
-grep -Eq '(^|/)train\.cpp:7:[0-9]+: (warning|error): .*\[torch-inplace-on-leaf\]' "$tmp/bad.log" \
+grep -Eq '(^|/)train\.cpp:7:[0-9]+: (warning|error): .*\[torch-inplace-on-leaf[],]' "$tmp/bad.log" \
   || fail "no clang-style torch-inplace-on-leaf diagnostic for train.cpp:7 in the hook output"
 [ "$(git rev-list --count HEAD)" = 1 ] || fail "the bad commit was recorded"
 
