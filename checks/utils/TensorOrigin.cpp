@@ -130,9 +130,10 @@ private:
     // TensorOptions().requires_grad(true), torch::dtype(..).requires_grad(true).
     auto Found = match(
         findAll(callExpr(callee(functionDecl(hasName("requires_grad"))),
-                         anyOf(argumentCountIs(0),
-                               hasArgument(0, cxxBoolLiteral(equals(true))),
-                               hasArgument(0, cxxDefaultArgExpr())))
+                         anyOf(argumentCountIs(0), hasArgument(0, cxxDefaultArgExpr()),
+                               // requires_grad(true) converts to c10::optional<bool>.
+                               hasArgument(0, anyOf(cxxBoolLiteral(equals(true)),
+                                                    hasDescendant(cxxBoolLiteral(equals(true)))))))
                     .bind("rg")),
         *CE, Ctx);
     return !Found.empty();
@@ -247,8 +248,10 @@ private:
   }
 
   OriginResult classifyVar(const VarDecl *VD, unsigned Depth) {
+    if (OriginResult Range = classifyRangeVar(VD, Depth); Range.Kind != TensorOrigin::Unknown)
+      return Range;
     if (!VD || isa<ParmVarDecl>(VD) || !VD->isLocalVarDecl() || !isTensorType(VD->getType()))
-      return classifyRangeVar(VD, Depth);
+      return {};
     if (VD->getType()->isReferenceType() && !VD->getInit())
       return {};
     if (!ActiveVars.insert(VD).second)

@@ -287,9 +287,21 @@ bool inNoGradScopeImpl(const Stmt *S, ASTContext &Ctx, unsigned Depth) {
         return Effect > 0;
       continue;
     }
+    // A lambda's body runs in the grad mode of its call sites, not of its definition;
+    // guards around the definition still count when the walk goes on.
+    const FunctionDecl *LambdaOp = nullptr;
+    if (const auto *LE = P.get<LambdaExpr>())
+      LambdaOp = LE->getCallOperator();
+    else if (const auto *FD = P.get<FunctionDecl>(); FD && isLambdaCallOperator(FD))
+      LambdaOp = FD;
+    if (LambdaOp) {
+      if (Depth > 0 && llvm::any_of(callersOf(LambdaOp, Ctx), [&](const CallExpr *Call) {
+            return inNoGradScopeImpl(Call, Ctx, Depth - 1);
+          }))
+        return true;
+      continue;
+    }
     if (const auto *FD = P.get<FunctionDecl>()) {
-      if (isLambdaCallOperator(FD))
-        continue;
       if (Depth == 0)
         return false;
       std::vector<const CallExpr *> Callers = callersOf(FD, Ctx);
