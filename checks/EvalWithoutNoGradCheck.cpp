@@ -1,13 +1,438 @@
 #include "EvalWithoutNoGradCheck.h"
 
-#include "clang/ASTMatchers/ASTMatchFinder.h"
+#include "utils/TorchMatchers.h"
 
+#include "clang/AST/ParentMapContext.h"
+#include "clang/ASTMatchers/ASTMatchFinder.h"
+#include "clang/Analysis/Analyses/ExprMutationAnalyzer.h"
+#include "clang/Lex/Lexer.h"
+
+#include "llvm/ADT/SmallPtrSet.h"
+
+using namespace clang;
 using namespace clang::ast_matchers;
+using namespace torchtidy::matchers;
 
 namespace torchtidy {
+namespace {
 
-void EvalWithoutNoGradCheck::registerMatchers(MatchFinder *Finder) {}
+using VarSet = llvm::SmallPtrSet<const ValueDecl *, 8>;
 
-void EvalWithoutNoGradCheck::check(const MatchFinder::MatchResult &Result) {}
+/// A forward the loop runs: \p Site is the statement of the loop body that leads to it
+/// (the forward itself, or the call of a helper whose body runs it).
+struct ForwardSite {
+  const Stmt *Site = nullptr;
+  const Stmt *Forward = nullptr;
+};
+
+const Stmt *parentStmt(const Stmt *S, ASTContext &Ctx) {
+  auto Parents = Ctx.getParents(*S);
+  return Parents.empty() ? nullptr : Parents[0].get<Stmt>();
+}
+
+/// Whether \p S lies inside a loop body that is itself inside \p Root.
+bool inLoopBelow(const Stmt *S, const Stmt *Root, ASTContext &Ctx) {
+  const Stmt *Child = S;
+  for (const Stmt *P = parentStmt(S, Ctx); P && Child != Root; Child = P, P = parentStmt(P, Ctx))
+    if (loopBody(P) == Child)
+      return true;
+  return false;
+}
+
+/// The first forward of a user helper body that does not sit in a loop of its own (such a
+/// loop is judged by itself), following further helpers up to \p Depth levels.
+const Stmt *forwardInHelper(const FunctionDecl *Callee, ASTContext &Ctx, unsigned Depth,
+                            llvm::SmallPtrSetImpl<const FunctionDecl *> &Visited) {
+  const FunctionDecl *Def = Callee ? Callee->getDefinition() : nullptr;
+  if (!Def || !Def->hasBody() || isInSystemHeader(Def) || !Visited.insert(Def).second)
+    return nullptr;
+  const Stmt *Body = Def->getBody();
+  for (const BoundNodes &B : match(findAll(moduleForwardCall().bind("fwd")), *Body, Ctx))
+    if (!inLoopBelow(B.getNodeAs<Stmt>("fwd"), Body, Ctx))
+      return B.getNodeAs<Stmt>("fwd");
+  if (Depth == 0)
+    return nullptr;
+  for (const BoundNodes &B : match(findAll(callExpr().bind("call")), *Body, Ctx)) {
+    const auto *Call = B.getNodeAs<CallExpr>("call");
+    if (inLoopBelow(Call, Body, Ctx))
+      continue;
+    if (const Stmt *F = forwardInHelper(Call->getDirectCallee(), Ctx, Depth - 1, Visited))
+      return F;
+  }
+  return nullptr;
+}
+
+/// The first forward the loop body runs on every iteration, directly or through a helper.
+ForwardSite firstForward(const Stmt *Loop, ASTContext &Ctx) {
+  const Stmt *Body = loopBody(Loop);
+  for (const BoundNodes &B : match(findAll(moduleForwardCall().bind("fwd")), *Body, Ctx)) {
+    const auto *F = B.getNodeAs<Stmt>("fwd");
+    if (enclosingLoop(F, Ctx) == Loop)
+      return {F, F};
+  }
+  for (const BoundNodes &B : match(findAll(callExpr().bind("call")), *Body, Ctx)) {
+    const auto *Call = B.getNodeAs<CallExpr>("call");
+    if (enclosingLoop(Call, Ctx) != Loop)
+      continue;
+    llvm::SmallPtrSet<const FunctionDecl *, 8> Visited;
+    if (const Stmt *F = forwardInHelper(Call->getDirectCallee(), Ctx, 2, Visited))
+      return {Call, F};
+  }
+  return {};
+}
+
+/// backward(), optimizer step() or torch::autograd::grad(): what needs a recorded graph.
+clang::ast_matchers::internal::Matcher<Stmt> gradientConsumer() {
+  return stmt(anyOf(backwardCall(), optimizerStepCall(),
+                    callExpr(callee(functionDecl(hasName("::torch::autograd::grad"))))));
+}
+
+/// Tensors, IValues, and containers or tuples of them: values that can keep a graph alive.
+bool canHoldGraph(QualType T, unsigned Depth = 3) {
+  if (T.isNull())
+    return false;
+  T = T.getNonReferenceType().getCanonicalType();
+  if (isTensorType(T))
+    return true;
+  const CXXRecordDecl *RD = T->getAsCXXRecordDecl();
+  if (!RD)
+    return false;
+  if (RD->getQualifiedNameAsString() == "c10::IValue")
+    return true;
+  const auto *Spec = dyn_cast<ClassTemplateSpecializationDecl>(RD);
+  if (!Spec || Depth == 0)
+    return false;
+  for (const TemplateArgument &Arg : Spec->getTemplateArgs().asArray())
+    if (Arg.getKind() == TemplateArgument::Type && canHoldGraph(Arg.getAsType(), Depth - 1))
+      return true;
+  return false;
+}
+
+bool referencesAny(const Stmt *S, const VarSet &Vars, ASTContext &Ctx) {
+  if (!S || Vars.empty())
+    return false;
+  for (const BoundNodes &B : match(findAll(declRefExpr().bind("ref")), *S, Ctx))
+    if (Vars.count(B.getNodeAs<DeclRefExpr>("ref")->getDecl()))
+      return true;
+  return false;
+}
+
+bool contains(SourceRange Outer, SourceLocation Loc, const SourceManager &SM) {
+  return !SM.isBeforeInTranslationUnit(Loc, Outer.getBegin()) &&
+         !SM.isBeforeInTranslationUnit(Outer.getEnd(), Loc);
+}
+
+/// The outermost function (not a lambda) whose body contains \p S.
+const FunctionDecl *outerFunction(const Stmt *S, ASTContext &Ctx) {
+  for (auto Parents = Ctx.getParents(*S); !Parents.empty(); Parents = Ctx.getParents(Parents[0])) {
+    const auto *FD = Parents[0].get<FunctionDecl>();
+    const auto *MD = dyn_cast_or_null<CXXMethodDecl>(FD);
+    if (FD && !(MD && MD->getParent()->isLambda()))
+      return FD;
+  }
+  return enclosingFunction(S, Ctx);
+}
+
+/// How the values the loop writes outside itself could end up in a backward pass.
+struct Flow {
+  bool ReachesGradient = false; ///< a backward/step/grad in this function consumes them
+  bool Escapes = false;         ///< returned, written through a reference parameter or a member
+  bool EscapesToMember = false;
+};
+
+/// Graph-holding variables declared outside \p Loop that its body writes, followed through
+/// the enclosing function to gradient consumers, returns, out-parameters and members.
+Flow analyzeFlow(const Stmt *Loop, const FunctionDecl *Inner, const FunctionDecl *Outer,
+                 ASTContext &Ctx) {
+  Flow Result;
+  const SourceManager &SM = Ctx.getSourceManager();
+  const Stmt *Body = loopBody(Loop);
+  SourceRange LoopRange = Loop->getSourceRange();
+  ExprMutationAnalyzer Mutations(*Body, Ctx);
+  VarSet Tainted;
+  for (const BoundNodes &B : match(findAll(declRefExpr().bind("ref")), *Body, Ctx)) {
+    const auto *VD = dyn_cast<VarDecl>(B.getNodeAs<DeclRefExpr>("ref")->getDecl());
+    if (!VD || Tainted.count(VD) || !canHoldGraph(VD->getType()) ||
+        contains(LoopRange, VD->getLocation(), SM))
+      continue;
+    // In-place tensor methods are const members of at::Tensor: the analyzer misses them.
+    bool Written = Mutations.isMutated(VD) ||
+                   !match(findAll(cxxMemberCallExpr(
+                              callee(cxxMethodDecl(matchesName("_$"))),
+                              on(ignoringParenImpCasts(declRefExpr(to(varDecl(equalsNode(VD)))))))),
+                          *Body, Ctx)
+                        .empty();
+    if (Written)
+      Tainted.insert(VD);
+  }
+  // A graph-holding member written in the loop outlives the call.
+  auto MemberWrite = memberExpr(hasObjectExpression(ignoringParenImpCasts(cxxThisExpr())));
+  auto Writing = callee(cxxMethodDecl(anyOf(unless(isConst()), matchesName("_$"))));
+  for (const BoundNodes &B : match(
+           findAll(stmt(anyOf(
+               binaryOperator(isAssignmentOperator(), hasLHS(ignoringParenImpCasts(MemberWrite.bind("m")))),
+               cxxOperatorCallExpr(isAssignmentOperator(), hasArgument(0, ignoringParenImpCasts(MemberWrite.bind("m")))),
+               cxxMemberCallExpr(on(ignoringParenImpCasts(MemberWrite.bind("m"))), Writing)))),
+           *Body, Ctx))
+    if (canHoldGraph(B.getNodeAs<MemberExpr>("m")->getType()))
+      Result.Escapes = Result.EscapesToMember = true;
+
+  const Stmt *FnBody = Outer ? Outer->getBody() : nullptr;
+  if (Tainted.empty() || !FnBody)
+    return Result;
+
+  // Whatever is computed from a written variable carries its graph further.
+  auto Target = ignoringParenImpCasts(declRefExpr(to(varDecl().bind("target"))));
+  for (unsigned Round = 0; Round < 8; ++Round) {
+    size_t Before = Tainted.size();
+    for (const BoundNodes &B : match(stmt(forEachDescendant(varDecl(hasInitializer(expr().bind("init"))).bind("var"))), *FnBody, Ctx))
+      if (referencesAny(B.getNodeAs<Expr>("init"), Tainted, Ctx))
+        Tainted.insert(B.getNodeAs<VarDecl>("var"));
+    for (const BoundNodes &B : match(
+             findAll(stmt(anyOf(binaryOperator(isAssignmentOperator(), hasLHS(Target)),
+                                cxxOperatorCallExpr(isAssignmentOperator(), hasArgument(0, Target)),
+                                cxxMemberCallExpr(on(Target), Writing)))
+                         .bind("write")),
+             *FnBody, Ctx)) {
+      const auto *Target = B.getNodeAs<VarDecl>("target");
+      if (!Tainted.count(Target) && canHoldGraph(Target->getType()) &&
+          referencesAny(B.getNodeAs<Stmt>("write"), Tainted, Ctx))
+        Tainted.insert(Target);
+    }
+    if (Tainted.size() == Before)
+      break;
+  }
+
+  for (const BoundNodes &B : match(findAll(stmt(gradientConsumer()).bind("use")), *FnBody, Ctx))
+    if (referencesAny(B.getNodeAs<Stmt>("use"), Tainted, Ctx))
+      Result.ReachesGradient = true;
+  for (const BoundNodes &B : match(findAll(callExpr().bind("call")), *FnBody, Ctx)) {
+    const auto *Call = B.getNodeAs<CallExpr>("call");
+    const FunctionDecl *Def = Call->getDirectCallee() ? Call->getDirectCallee()->getDefinition() : nullptr;
+    if (Def && Def->hasBody() && !isInSystemHeader(Def) && referencesAny(Call, Tainted, Ctx) &&
+        findReachable(Def->getBody(), gradientConsumer(), Ctx, 2))
+      Result.ReachesGradient = true;
+  }
+
+  const Stmt *InnerBody = Inner && Inner->hasBody() ? Inner->getBody() : FnBody;
+  for (const BoundNodes &B : match(findAll(returnStmt().bind("ret")), *InnerBody, Ctx))
+    if (referencesAny(B.getNodeAs<Stmt>("ret"), Tainted, Ctx))
+      Result.Escapes = true;
+  for (const ValueDecl *VD : Tainted)
+    if (const auto *Param = dyn_cast<ParmVarDecl>(VD))
+      if (Param->getType()->isReferenceType() && !Param->getType().getNonReferenceType().isConstQualified())
+        Result.Escapes = true;
+  return Result;
+}
+
+/// Whether any caller of \p FD (or, for a member write, any method of its class) runs a
+/// backward pass: then the values the loop hands out may feed it.
+bool escapeFeedsGradient(const FunctionDecl *FD, bool ToMember, ASTContext &Ctx,
+                         bool &AnyUserSeen) {
+  AnyUserSeen = false;
+  if (ToMember)
+    if (const auto *MD = dyn_cast<CXXMethodDecl>(FD))
+      for (const CXXMethodDecl *Other : MD->getParent()->methods())
+        if (const FunctionDecl *Def = Other->getDefinition(); Def && Def->hasBody() && Def != FD) {
+          AnyUserSeen = true;
+          if (findReachable(Def->getBody(), gradientConsumer(), Ctx, 2))
+            return true;
+        }
+  for (const CallExpr *Call : callersOf(FD, Ctx)) {
+    AnyUserSeen = true;
+    const FunctionDecl *Caller = outerFunction(Call, Ctx);
+    if (Caller && Caller->hasBody() && findReachable(Caller->getBody(), gradientConsumer(), Ctx, 2))
+      return true;
+  }
+  return false;
+}
+
+/// A loss computed in the loop body: a call named like one, or a *Loss module.
+bool computesLoss(const Stmt *Body, ASTContext &Ctx) {
+  auto LossName = matchesName("([Ll]oss|cross_entropy)[^:]*$");
+  return !match(findAll(stmt(anyOf(
+                    callExpr(callee(functionDecl(LossName))),
+                    cxxOperatorCallExpr(hasArgument(0, hasType(hasUnqualifiedDesugaredType(
+                                                           recordType(hasDeclaration(namedDecl(LossName)))))))))),
+                *Body, Ctx)
+              .empty();
+}
+
+/// Autograd turned off another way before \p Loop in its function: GradMode::set_enabled(false),
+/// parameters frozen with requires_grad_(false) / set_requires_grad(false), a frozen TorchScript
+/// module (torch::jit::freeze / optimize_for_inference).
+bool gradOffOtherwise(const Stmt *Loop, const FunctionDecl *FD, ASTContext &Ctx) {
+  if (!FD || !FD->hasBody())
+    return false;
+  const SourceManager &SM = Ctx.getSourceManager();
+  auto Switch = callExpr(anyOf(callee(functionDecl(hasName("::c10::GradMode::set_enabled"))),
+                               callee(cxxMethodDecl(hasAnyName("requires_grad_", "set_requires_grad")))),
+                         hasArgument(0, expr().bind("arg")));
+  auto Frozen = callExpr(callee(functionDecl(hasAnyName("::torch::jit::freeze", "::torch::jit::optimize_for_inference"))));
+  bool Off = false;
+  for (const BoundNodes &B : match(findAll(stmt(anyOf(Switch, Frozen)).bind("call")), *FD->getBody(), Ctx)) {
+    const auto *Call = B.getNodeAs<CallExpr>("call");
+    if (!SM.isBeforeInTranslationUnit(Call->getBeginLoc(), Loop->getBeginLoc()))
+      continue;
+    const auto *Arg = B.getNodeAs<Expr>("arg");
+    const auto *Literal = Arg ? dyn_cast<CXXBoolLiteralExpr>(Arg->IgnoreParenImpCasts()) : nullptr;
+    Off = !Arg || (Literal && !Literal->getValue());
+  }
+  return Off;
+}
+
+/// The module object a forward or eval() runs on, for matching the two.
+const ValueDecl *moduleObject(const Stmt *Call) {
+  const Expr *Obj = nullptr;
+  if (const auto *MC = dyn_cast<CXXMemberCallExpr>(Call))
+    Obj = MC->getImplicitObjectArgument();
+  else if (const auto *OC = dyn_cast<CXXOperatorCallExpr>(Call))
+    Obj = OC->getNumArgs() ? OC->getArg(0) : nullptr;
+  while (Obj) {
+    Obj = Obj->IgnoreParenImpCasts();
+    if (const auto *Arrow = dyn_cast<CXXOperatorCallExpr>(Obj);
+        Arrow && Arrow->getOperator() == OO_Arrow) {
+      Obj = Arrow->getArg(0);
+      continue;
+    }
+    if (const auto *Deref = dyn_cast<UnaryOperator>(Obj); Deref && Deref->getOpcode() == UO_Deref) {
+      Obj = Deref->getSubExpr();
+      continue;
+    }
+    break;
+  }
+  if (const auto *DRE = dyn_cast_or_null<DeclRefExpr>(Obj))
+    return DRE->getDecl();
+  if (const auto *ME = dyn_cast_or_null<MemberExpr>(Obj))
+    return ME->getMemberDecl();
+  return nullptr;
+}
+
+/// The last `m.eval()` before \p Loop in its function on the module the forward runs on (any
+/// module when the forward sits in a helper).
+const Stmt *evalCallBefore(const Stmt *Loop, const ForwardSite &Fwd, const FunctionDecl *FD,
+                           ASTContext &Ctx) {
+  if (!FD || !FD->hasBody())
+    return nullptr;
+  const SourceManager &SM = Ctx.getSourceManager();
+  const ValueDecl *Module = Fwd.Site == Fwd.Forward ? moduleObject(Fwd.Forward) : nullptr;
+  const Stmt *Last = nullptr;
+  for (const BoundNodes &B : match(findAll(moduleMethodCall({"eval"}).bind("eval")), *FD->getBody(), Ctx)) {
+    const auto *Eval = B.getNodeAs<Stmt>("eval");
+    if (!SM.isBeforeInTranslationUnit(Eval->getBeginLoc(), Loop->getBeginLoc()))
+      continue;
+    if (Module && moduleObject(Eval) != Module)
+      continue;
+    Last = Eval;
+  }
+  return Last;
+}
+
+/// Statements that autograd cannot affect: no tensor, module or optimizer values, no calls
+/// into user code, no labels a jump could bypass a new declaration with.
+bool gradNeutral(const Stmt *S, ASTContext &Ctx) {
+  if (isa<LabelStmt, SwitchCase>(S))
+    return false;
+  auto Touchy = stmt(anyOf(labelStmt(), switchCase(), lambdaExpr(),
+                           callExpr(callee(functionDecl(unless(isExpansionInSystemHeader()))))));
+  return match(findAll(Touchy), *S, Ctx).empty() &&
+         llvm::none_of(match(findAll(expr().bind("e")), *S, Ctx), [](const BoundNodes &B) {
+           QualType T = B.getNodeAs<Expr>("e")->getType();
+           return canHoldGraph(T) || isModuleType(T) || isOptimizerType(T);
+         });
+}
+
+/// Whether torch::NoGradGuard is declared in this translation unit.
+bool hasTorchNoGradGuard(ASTContext &Ctx) {
+  for (const NamedDecl *NS : Ctx.getTranslationUnitDecl()->lookup(&Ctx.Idents.get("torch")))
+    if (const auto *DC = dyn_cast<NamespaceDecl>(NS))
+      if (!DC->lookup(&Ctx.Idents.get("NoGradGuard")).empty())
+        return true;
+  return false;
+}
+
+/// A guard declared right before the loop scopes it to the rest of the block: safe only
+/// when nothing after the loop in that block can depend on autograd.
+std::optional<FixItHint> guardFix(const Stmt *Loop, const FunctionDecl *FD, ASTContext &Ctx) {
+  const SourceManager &SM = Ctx.getSourceManager();
+  SourceLocation Begin = Loop->getBeginLoc();
+  if (Begin.isMacroID() || Loop->getEndLoc().isMacroID() || !hasTorchNoGradGuard(Ctx))
+    return std::nullopt;
+  const auto *Block = dyn_cast_or_null<CompoundStmt>(parentStmt(Loop, Ctx));
+  if (!Block || isa_and_nonnull<SwitchStmt>(parentStmt(Block, Ctx)))
+    return std::nullopt;
+  bool After = false;
+  for (const Stmt *S : Block->body()) {
+    if (After && !gradNeutral(S, Ctx))
+      return std::nullopt;
+    After = After || S == Loop;
+  }
+  if (FD && FD->hasBody() &&
+      !match(stmt(hasDescendant(namedDecl(hasName("no_grad")))), *FD->getBody(), Ctx).empty())
+    return std::nullopt;
+  StringRef Line = Lexer::getIndentationForLine(Begin, SM);
+  return FixItHint::CreateInsertion(Begin, ("torch::NoGradGuard no_grad;\n" + Line).str());
+}
+
+} // namespace
+
+void EvalWithoutNoGradCheck::registerMatchers(MatchFinder *Finder) {
+  Finder->addMatcher(
+      traverse(TK_AsIs, stmt(unless(isExpansionInSystemHeader()), loopStmt()).bind("loop")), this);
+}
+
+void EvalWithoutNoGradCheck::check(const MatchFinder::MatchResult &Result) {
+  ASTContext &Ctx = *Result.Context;
+  const auto *Loop = Result.Nodes.getNodeAs<Stmt>("loop");
+  if (!Loop || Loop->getBeginLoc().isMacroID() || !loopBody(Loop))
+    return;
+  const FunctionDecl *Inner = enclosingFunction(Loop, Ctx);
+  if (!Inner || Inner->isDependentContext())
+    return;
+  ForwardSite Fwd = firstForward(Loop, Ctx);
+  if (!Fwd.Site || Fwd.Site->getBeginLoc().isMacroID())
+    return;
+  // A loop that backpropagates (or steps, or takes autograd::grad) trains: a frozen sub-network in eval() inside it must still
+  // let gradients flow.
+  if (findReachable(loopBody(Loop), gradientConsumer(), Ctx))
+    return;
+  if (inNoGradScope(Fwd.Forward, Ctx) || (Fwd.Site != Fwd.Forward && inNoGradScope(Fwd.Site, Ctx)))
+    return;
+  const FunctionDecl *Outer = outerFunction(Loop, Ctx);
+  if (gradOffOtherwise(Loop, Inner, Ctx) || (Outer != Inner && gradOffOtherwise(Loop, Outer, Ctx)))
+    return;
+  const Stmt *Eval = evalCallBefore(Loop, Fwd, Inner, Ctx);
+  if (!Eval && Outer != Inner)
+    Eval = evalCallBefore(Loop, Fwd, Outer, Ctx);
+
+  // Outputs accumulated into a loss that is backpropagated after the loop (BPTT, gradient
+  // accumulation over a sequence) need the graph.
+  Flow F = analyzeFlow(Loop, Inner, Outer, Ctx);
+  if (F.ReachesGradient)
+    return;
+  if (F.Escapes) {
+    bool AnyUserSeen = false;
+    if (escapeFeedsGradient(Inner, F.EscapesToMember, Ctx, AnyUserSeen))
+      return;
+    // With no visible user, a loss handed out of the loop is most likely backpropagated by
+    // the caller; predictions handed out after eval() are not.
+    if (!AnyUserSeen && !Eval && computesLoss(loopBody(Loop), Ctx))
+      return;
+  }
+
+  {
+    auto D = diag(Fwd.Site->getBeginLoc(),
+                  "model forward runs with autograd enabled in an evaluation loop; consider "
+                  "'torch::NoGradGuard no_grad;' (or c10::InferenceMode) before the loop");
+    if (!F.Escapes)
+      if (auto Fix = guardFix(Loop, Inner, Ctx))
+        D << *Fix;
+  }
+  if (Fwd.Site != Fwd.Forward)
+    diag(Fwd.Forward->getBeginLoc(), "the model forward runs here", DiagnosticIDs::Note);
+  diag(Loop->getBeginLoc(), "loop starts here", DiagnosticIDs::Note);
+  if (Eval)
+    diag(Eval->getBeginLoc(), "model put in eval mode here", DiagnosticIDs::Note);
+}
 
 } // namespace torchtidy

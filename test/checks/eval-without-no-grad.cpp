@@ -1,0 +1,528 @@
+// RUN: %tidy --checks='-*,torch-eval-without-no-grad' %s -- %torch_flags 2>&1 | %filecheck %s
+// RUN: cp %s %t.cpp
+// RUN: %tidy --checks='-*,torch-eval-without-no-grad' --fix %t.cpp -- %torch_flags >/dev/null 2>&1
+// RUN: FileCheck --check-prefix=FIXED --input-file=%t.cpp %s
+// RUN: %clangxx -fsyntax-only %torch_flags %t.cpp
+
+#include <torch/torch.h>
+
+#include <cstdio>
+#include <memory>
+#include <vector>
+
+struct NetImpl : torch::nn::Module {
+  NetImpl() : fc(register_module("fc", torch::nn::Linear(4, 2))) {}
+  torch::Tensor forward(torch::Tensor x) { return fc->forward(x); }
+  torch::nn::Linear fc;
+};
+TORCH_MODULE(Net);
+
+struct PlainNet : torch::nn::Module {
+  PlainNet() : fc(register_module("fc", torch::nn::Linear(4, 2))) {}
+  torch::Tensor forward(const torch::Tensor &x) { return fc(x); }
+  torch::nn::Linear fc{nullptr};
+};
+
+struct PairDataset : torch::data::datasets::Dataset<PairDataset> {
+  torch::data::Example<> get(size_t) override {
+    return {torch::randn({4}), torch::zeros({}, torch::kLong)};
+  }
+  torch::optional<size_t> size() const override { return 8; }
+};
+
+auto makeLoader() {
+  return torch::data::make_data_loader(PairDataset().map(torch::data::transforms::Stack<>()), 2);
+}
+
+// ---- positives ---------------------------------------------------------------------------
+
+void positiveEvalRangeForLoader(Net &model) {
+  auto loader = makeLoader();
+  model->eval();
+  int64_t correct = 0;
+  for (auto &batch : *loader) {
+    auto output = model->forward(batch.data);
+    // CHECK: :[[@LINE-1]]:19: warning: model forward runs with autograd enabled in an evaluation loop; consider 'torch::NoGradGuard no_grad;' (or c10::InferenceMode) before the loop [torch-eval-without-no-grad]
+    // CHECK: :[[@LINE-3]]:3: note: loop starts here
+    // CHECK: :[[@LINE-6]]:3: note: model put in eval mode here
+    correct += output.argmax(1).eq(batch.target).sum().item<int64_t>();
+  }
+  std::printf("correct: %ld\n", static_cast<long>(correct));
+}
+// The guard scopes the rest of the block, which only prints.
+// FIXED: int64_t correct = 0;
+// FIXED-NEXT: torch::NoGradGuard no_grad;
+// FIXED-NEXT: for (auto &batch : *loader) {
+
+void positiveInferenceNoEvalCallOperator(Net &model, const std::vector<torch::Tensor> &inputs) {
+  std::vector<torch::Tensor> predictions;
+  for (const auto &x : inputs)
+    predictions.push_back(model(x).argmax(1));
+  // CHECK: :[[@LINE-1]]:27: warning: model forward runs with autograd enabled
+  // CHECK: :[[@LINE-3]]:3: note: loop starts here
+  std::printf("%zu\n", predictions.size());
+}
+// A tensor container is still used after the loop: no fix.
+// FIXED: std::vector<torch::Tensor> predictions;
+// FIXED-NEXT: for (const auto &x : inputs)
+
+template <typename Loader> double evaluateTemplate(Net &model, Loader &loader) {
+  model->eval();
+  double loss = 0;
+  for (auto &batch : loader) {
+    auto output = model->forward(batch.data);
+    // CHECK: :[[@LINE-1]]:19: warning: model forward runs with autograd enabled
+    // CHECK: :[[@LINE-3]]:3: note: loop starts here
+    // CHECK: :[[@LINE-6]]:3: note: model put in eval mode here
+    loss += torch::nll_loss(output, batch.target).template item<double>();
+  }
+  return loss;
+}
+
+double positiveTemplateInstantiation(Net &model) {
+  auto loader = makeLoader();
+  return evaluateTemplate(model, *loader);
+}
+
+void positiveSharedPtrWhile(std::shared_ptr<PlainNet> net, torch::Tensor x) {
+  net->eval();
+  int steps = 0;
+  while (steps < 10) {
+    x = net->forward(x).tanh();
+    // CHECK: :[[@LINE-1]]:9: warning: model forward runs with autograd enabled
+    // CHECK: :[[@LINE-3]]:3: note: loop starts here
+    // CHECK: :[[@LINE-6]]:3: note: model put in eval mode here
+    ++steps;
+  }
+}
+
+void positivePlainValueDo(torch::Tensor x) {
+  PlainNet net;
+  net.eval();
+  int i = 0;
+  do {
+    auto y = net.forward(x);
+    // CHECK: :[[@LINE-1]]:14: warning: model forward runs with autograd enabled
+    // CHECK: :[[@LINE-3]]:3: note: loop starts here
+    // CHECK: :[[@LINE-6]]:3: note: model put in eval mode here
+    std::printf("%f\n", y.sum().item<float>());
+  } while (++i < 3);
+}
+
+class Evaluator {
+public:
+  double run(const std::vector<torch::Tensor> &xs) {
+    model_->eval();
+    double total = 0;
+    for (const auto &x : xs) {
+      total += model_->forward(x).sum().item<double>();
+      // CHECK: :[[@LINE-1]]:16: warning: model forward runs with autograd enabled
+      // CHECK: :[[@LINE-3]]:5: note: loop starts here
+      // CHECK: :[[@LINE-6]]:5: note: model put in eval mode here
+    }
+    return total;
+  }
+
+private:
+  Net model_;
+};
+
+void positiveLambda(Net &model, const std::vector<torch::Tensor> &xs) {
+  auto evaluate = [&](const std::vector<torch::Tensor> &batch) {
+    for (const auto &x : batch)
+      std::printf("%f\n", model(x).mean().item<float>());
+    // CHECK: :[[@LINE-1]]:27: warning: model forward runs with autograd enabled
+    // CHECK: :[[@LINE-3]]:5: note: loop starts here
+  };
+  evaluate(xs);
+}
+
+void positiveTorchScript(torch::jit::Module &module, const std::vector<torch::Tensor> &xs) {
+  module.eval();
+  for (const auto &x : xs) {
+    std::vector<torch::jit::IValue> inputs{x};
+    auto out = module.forward(inputs).toTensor();
+    // CHECK: :[[@LINE-1]]:16: warning: model forward runs with autograd enabled
+    // CHECK: :[[@LINE-4]]:3: note: loop starts here
+    // CHECK: :[[@LINE-6]]:3: note: model put in eval mode here
+    std::printf("%f\n", out.sum().item<float>());
+  }
+}
+// FIXED: module.eval();
+// FIXED-NEXT: torch::NoGradGuard no_grad;
+// FIXED-NEXT: for (const auto &x : xs) {
+
+torch::Tensor predict(Net &model, const torch::Tensor &x) { return model->forward(x).argmax(1); }
+
+void positiveHelperCalledPerBatch(Net &model, const std::vector<torch::Tensor> &xs) {
+  model->eval();
+  for (size_t i = 0; i < xs.size(); ++i) {
+    auto label = predict(model, xs[i]);
+    // CHECK: :[[@LINE-1]]:18: warning: model forward runs with autograd enabled
+    // CHECK: :[[@LINE-7]]:68: note: the model forward runs here
+    // CHECK: :[[@LINE-4]]:3: note: loop starts here
+    // CHECK: :[[@LINE-6]]:3: note: model put in eval mode here
+    std::printf("%ld\n", static_cast<long>(label[0].item<int64_t>()));
+  }
+}
+
+void positiveValidationInsideTrainingEpoch(Net &model, torch::optim::Optimizer &optimizer,
+                                           const std::vector<torch::Tensor> &train,
+                                           const std::vector<torch::Tensor> &valid) {
+  for (int epoch = 0; epoch < 3; ++epoch) {
+    model->train();
+    for (const auto &x : train) {
+      optimizer.zero_grad();
+      auto loss = model->forward(x).pow(2).mean();
+      loss.backward();
+      optimizer.step();
+    }
+    model->eval();
+    double valid_loss = 0;
+    for (const auto &x : valid)
+      valid_loss += model->forward(x).pow(2).mean().item<double>();
+    // CHECK: :[[@LINE-1]]:21: warning: model forward runs with autograd enabled
+    // CHECK: :[[@LINE-3]]:5: note: loop starts here
+    // CHECK: :[[@LINE-6]]:5: note: model put in eval mode here
+    std::printf("epoch %d: %f\n", epoch, valid_loss);
+  }
+}
+
+void positiveGuardAfterForward(Net &model, const std::vector<torch::Tensor> &xs) {
+  for (const auto &x : xs) {
+    auto y = model->forward(x);
+    // CHECK: :[[@LINE-1]]:14: warning: model forward runs with autograd enabled
+    // CHECK: :[[@LINE-3]]:3: note: loop starts here
+    torch::NoGradGuard no_grad;
+    std::printf("%f\n", y.sum().item<float>());
+  }
+}
+
+void positiveGuardInClosedBlock(Net &model, const std::vector<torch::Tensor> &xs) {
+  {
+    torch::NoGradGuard no_grad;
+    model->forward(xs.front());
+  }
+  for (const auto &x : xs)
+    std::printf("%f\n", model->forward(x).sum().item<float>());
+  // CHECK: :[[@LINE-1]]:25: warning: model forward runs with autograd enabled
+  // CHECK: :[[@LINE-3]]:3: note: loop starts here
+}
+
+void positiveGradReenabled(Net &model, const std::vector<torch::Tensor> &xs) {
+  torch::NoGradGuard no_grad;
+  {
+    torch::AutoGradMode enable_grad(true);
+    for (const auto &x : xs)
+      std::printf("%f\n", model->forward(x).sum().item<float>());
+    // CHECK: :[[@LINE-1]]:27: warning: model forward runs with autograd enabled
+    // CHECK: :[[@LINE-3]]:5: note: loop starts here
+  }
+}
+
+torch::Tensor positivePredictionsReturnedAfterEval(Net &model, const std::vector<torch::Tensor> &xs) {
+  model->eval();
+  std::vector<torch::Tensor> outputs;
+  for (const auto &x : xs)
+    outputs.push_back(model->forward(x));
+  // CHECK: :[[@LINE-1]]:23: warning: model forward runs with autograd enabled
+  // CHECK: :[[@LINE-3]]:3: note: loop starts here
+  // CHECK: :[[@LINE-6]]:3: note: model put in eval mode here
+  return torch::cat(outputs);
+}
+
+void testWithoutGuard(Net &model, const std::vector<torch::Tensor> &xs) {
+  for (const auto &x : xs)
+    std::printf("%f\n", model(x).sum().item<float>());
+  // CHECK: :[[@LINE-1]]:25: warning: model forward runs with autograd enabled
+  // CHECK: :[[@LINE-3]]:3: note: loop starts here
+}
+
+void positiveCallerHasNoGuard(Net &model, const std::vector<torch::Tensor> &xs) {
+  model->eval();
+  testWithoutGuard(model, xs);
+}
+
+void positiveSequentialBatchInference(torch::nn::Sequential &seq, torch::Tensor data) {
+  seq->eval();
+  for (int64_t i = 0; i < data.size(0); i += 2) {
+    auto out = seq->forward(data.slice(0, i, i + 2));
+    // CHECK: :[[@LINE-1]]:16: warning: model forward runs with autograd enabled
+    // CHECK: :[[@LINE-3]]:3: note: loop starts here
+    // CHECK: :[[@LINE-5]]:3: note: model put in eval mode here
+    std::printf("%f\n", out.max().item<float>());
+  }
+}
+
+// ---- negatives ---------------------------------------------------------------------------
+
+void negativeGuardEarlier(Net &model, const std::vector<torch::Tensor> &xs) {
+  torch::NoGradGuard no_grad;
+  model->eval();
+  for (const auto &x : xs)
+    std::printf("%f\n", model->forward(x).sum().item<float>());
+}
+
+void negativeGuardInsideLoop(Net &model, const std::vector<torch::Tensor> &xs) {
+  model->eval();
+  for (const auto &x : xs) {
+    torch::NoGradGuard no_grad;
+    std::printf("%f\n", model->forward(x).sum().item<float>());
+  }
+}
+
+void negativeInferenceMode(Net &model, const std::vector<torch::Tensor> &xs) {
+  c10::InferenceMode guard;
+  for (const auto &x : xs)
+    std::printf("%f\n", model(x).sum().item<float>());
+}
+
+void negativeAutoGradModeOff(Net &model, const std::vector<torch::Tensor> &xs) {
+  torch::AutoGradMode disable(false);
+  for (const auto &x : xs)
+    std::printf("%f\n", model(x).sum().item<float>());
+}
+
+void negativeGradModeSetEnabled(Net &model, const std::vector<torch::Tensor> &xs) {
+  torch::GradMode::set_enabled(false);
+  for (const auto &x : xs)
+    std::printf("%f\n", model(x).sum().item<float>());
+  torch::GradMode::set_enabled(true);
+}
+
+void negativeFrozenParameters(Net &model, const std::vector<torch::Tensor> &xs) {
+  for (auto &p : model->parameters())
+    p.requires_grad_(false);
+  for (const auto &x : xs)
+    std::printf("%f\n", model(x).sum().item<float>());
+}
+
+template <typename Loader> void testUnderCallerGuard(Net &model, Loader &loader) {
+  model->eval();
+  int64_t correct = 0;
+  for (const auto &batch : loader) {
+    auto pred = model->forward(batch.data).argmax(1);
+    correct += pred.eq(batch.target).sum().template item<int64_t>();
+  }
+  std::printf("%ld\n", static_cast<long>(correct));
+}
+
+void negativeGuardInCaller(Net &model) {
+  auto loader = makeLoader();
+  torch::NoGradGuard no_grad;
+  testUnderCallerGuard(model, *loader);
+}
+
+void negativeFrozenEncoderInTrainingLoop(Net &encoder, Net &head, torch::optim::SGD &optimizer) {
+  auto loader = makeLoader();
+  encoder->eval();
+  head->train();
+  for (auto &batch : *loader) {
+    optimizer.zero_grad();
+    auto features = encoder->forward(batch.data);
+    auto loss = torch::nll_loss(head->forward(features), batch.target);
+    loss.backward();
+    optimizer.step();
+  }
+}
+
+void trainStep(Net &model, torch::optim::Optimizer &optimizer, const torch::Tensor &x) {
+  optimizer.zero_grad();
+  auto loss = model->forward(x).pow(2).mean();
+  loss.backward();
+  optimizer.step();
+}
+
+void negativeBackwardInHelper(Net &model, torch::optim::Optimizer &optimizer,
+                              const std::vector<torch::Tensor> &xs) {
+  for (const auto &x : xs) {
+    auto before = model->forward(x).sum().item<float>();
+    trainStep(model, optimizer, x);
+    std::printf("%f\n", before);
+  }
+}
+
+void negativeBackwardInLambda(Net &model, torch::optim::Adam &optimizer,
+                              const std::vector<torch::Tensor> &xs) {
+  auto step = [&](const torch::Tensor &x) {
+    optimizer.zero_grad();
+    auto loss = model(x).pow(2).mean();
+    loss.backward();
+    optimizer.step();
+    return loss.item<float>();
+  };
+  for (const auto &x : xs)
+    std::printf("%f\n", step(x));
+}
+
+void negativeBackpropThroughTime(Net &model, torch::optim::SGD &optimizer,
+                                 const std::vector<torch::Tensor> &xs,
+                                 const std::vector<torch::Tensor> &ys) {
+  optimizer.zero_grad();
+  torch::Tensor loss = torch::zeros({});
+  for (size_t t = 0; t < xs.size(); ++t)
+    loss += torch::mse_loss(model->forward(xs[t]), ys[t]);
+  loss.backward();
+  optimizer.step();
+}
+
+void negativeOutputsStackedThenBackward(Net &model, const std::vector<torch::Tensor> &xs) {
+  std::vector<torch::Tensor> outputs;
+  for (const auto &x : xs)
+    outputs.push_back(model(x));
+  auto loss = torch::stack(outputs).pow(2).mean();
+  loss.backward();
+}
+
+void negativeTruncatedBpttInsideTraining(Net &model, torch::optim::SGD &optimizer,
+                                         const std::vector<torch::Tensor> &seqs) {
+  for (const auto &seq : seqs) {
+    optimizer.zero_grad();
+    torch::Tensor h = seq[0];
+    for (int64_t t = 1; t < seq.size(0); ++t)
+      h = model->forward(h + seq[t]);
+    auto loss = h.pow(2).mean();
+    loss.backward();
+    optimizer.step();
+  }
+}
+
+torch::Tensor sequenceLoss(Net &model, const torch::Tensor &seq) {
+  torch::Tensor loss = torch::zeros({});
+  for (int64_t t = 0; t < seq.size(0); ++t)
+    loss = loss + model->forward(seq[t]).pow(2).mean();
+  return loss;
+}
+
+void negativeLossHelperBackpropagatedByCaller(Net &model, torch::optim::SGD &optimizer,
+                                              const std::vector<torch::Tensor> &seqs) {
+  for (const auto &seq : seqs) {
+    optimizer.zero_grad();
+    sequenceLoss(model, seq).backward();
+    optimizer.step();
+  }
+}
+
+torch::Tensor negativeUnseenCallerLossHelper(Net &model, const std::vector<torch::Tensor> &xs,
+                                             const std::vector<torch::Tensor> &ys) {
+  torch::Tensor total = torch::zeros({});
+  for (size_t i = 0; i < xs.size(); ++i)
+    total += torch::mse_loss(model(xs[i]), ys[i]);
+  return total;
+}
+
+void negativeInputGradients(Net &model, const std::vector<torch::Tensor> &xs) {
+  for (const auto &x : xs) {
+    auto input = x.clone().requires_grad_(true);
+    auto score = model->forward(input).sum();
+    auto saliency = torch::autograd::grad({score}, {input})[0];
+    std::printf("%f\n", saliency.abs().max().item<float>());
+  }
+}
+
+struct GeneratorImpl : torch::nn::Module {
+  GeneratorImpl() : fc(register_module("fc", torch::nn::Linear(2, 4))) {}
+  torch::Tensor forward(torch::Tensor z) { return torch::tanh(fc(z)); }
+  torch::nn::Linear fc;
+};
+TORCH_MODULE(Generator);
+
+void negativeGanStyle(Generator &generator, Net &discriminator, torch::optim::Adam &g_opt,
+                      torch::optim::Adam &d_opt) {
+  auto loader = makeLoader();
+  for (int64_t epoch = 0; epoch < 2; ++epoch) {
+    int64_t batch_index = 0;
+    for (auto &batch : *loader) {
+      discriminator->zero_grad();
+      auto real_output = discriminator->forward(batch.data);
+      auto d_loss_real = torch::relu(1 - real_output).mean();
+      d_loss_real.backward();
+      auto noise = torch::randn({batch.data.size(0), 2});
+      auto fake = generator->forward(noise);
+      auto d_loss_fake = torch::relu(1 + discriminator->forward(fake.detach())).mean();
+      d_loss_fake.backward();
+      d_opt.step();
+      generator->zero_grad();
+      auto g_loss = -discriminator->forward(fake).mean();
+      g_loss.backward();
+      g_opt.step();
+      if (++batch_index % 100 == 0) {
+        auto samples = generator->forward(torch::randn({8, 2}));
+        torch::save(samples, "samples.pt");
+      }
+    }
+  }
+}
+
+void negativeGradientAccumulation(Net &model, torch::optim::SGD &optimizer,
+                                  const std::vector<torch::Tensor> &xs) {
+  model->train();
+  size_t i = 0;
+  for (const auto &x : xs) {
+    auto loss = model->forward(x.to(torch::kCPU)).pow(2).mean() / 4;
+    loss.backward();
+    if (++i % 4 == 0) {
+      optimizer.step();
+      model->zero_grad();
+    }
+  }
+}
+
+void negativeLbfgsClosure(Net &model, torch::optim::LBFGS &optimizer, const torch::Tensor &x) {
+  for (int i = 0; i < 5; ++i) {
+    auto closure = [&] {
+      optimizer.zero_grad();
+      auto loss = model->forward(x).pow(2).mean();
+      loss.backward();
+      return loss;
+    };
+    optimizer.step(closure);
+  }
+}
+
+void negativeLoopWithoutForward(Net &model, torch::nn::Sequential &seq) {
+  for (int i = 0; i < 3; ++i)
+    seq->push_back(torch::nn::Linear(4, 4));
+  for (const auto &p : model->named_parameters())
+    std::printf("%s\n", p.key().c_str());
+}
+
+torch::Tensor guardedPredict(Net &model, const torch::Tensor &x) {
+  torch::NoGradGuard no_grad;
+  return model->forward(x);
+}
+
+void negativeGuardedHelper(Net &model, const std::vector<torch::Tensor> &xs) {
+  for (const auto &x : xs)
+    std::printf("%f\n", guardedPredict(model, x).sum().item<float>());
+}
+
+void negativeGuardedLambdaCall(Net &model, const std::vector<torch::Tensor> &xs) {
+  auto evaluate = [&] {
+    for (const auto &x : xs)
+      std::printf("%f\n", model(x).sum().item<float>());
+  };
+  torch::NoGradGuard no_grad;
+  evaluate();
+}
+
+void negativeTrainAndTestLikeMnist(Net &model, torch::optim::SGD &optimizer) {
+  auto train_loader = makeLoader();
+  auto test_loader = makeLoader();
+  std::vector<float> losses;
+  for (size_t epoch = 1; epoch <= 2; ++epoch) {
+    model->train();
+    for (auto &batch : *train_loader) {
+      optimizer.zero_grad();
+      auto output = model->forward(batch.data);
+      auto loss = torch::nll_loss(output, batch.target);
+      loss.backward();
+      optimizer.step();
+      losses.push_back(loss.item<float>());
+    }
+    torch::NoGradGuard no_grad;
+    model->eval();
+    for (const auto &batch : *test_loader)
+      losses.push_back(model->forward(batch.data).sum().item<float>());
+  }
+}
