@@ -15,6 +15,15 @@ public:
   }
   void registerMatchers(clang::ast_matchers::MatchFinder *Finder) override;
   void check(const clang::ast_matchers::MatchFinder::MatchResult &Result) override;
+
+private:
+  /// A store outside any loop, into a container its caller owns: reports the calls made
+  /// from loops.
+  void reportThroughCallers(const clang::Expr *StoreSite, llvm::ArrayRef<const clang::Expr *> Values,
+                            const clang::ValueDecl *Root, const clang::FunctionDecl *Helper,
+                            clang::ASTContext &Ctx);
+  void report(const clang::Expr *Site, const clang::Expr *Value, const clang::Expr *Source,
+              const clang::Stmt *Loop, const clang::Expr *HelperStore, bool Fix, clang::ASTContext &Ctx);
 };
 
 } // namespace torchtidy

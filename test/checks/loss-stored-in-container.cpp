@@ -1,0 +1,528 @@
+// RUN: %tidy --checks='-*,torch-loss-stored-in-container' %s -- %torch_flags 2>&1 | %filecheck %s
+// RUN: cp %s %t.cpp
+// RUN: %tidy --checks='-*,torch-loss-stored-in-container' --fix %t.cpp -- %torch_flags > /dev/null 2>&1
+// RUN: FileCheck --check-prefix=FIXED --input-file=%t.cpp %s
+// RUN: %clangxx -fsyntax-only %torch_flags %t.cpp
+#include <torch/torch.h>
+
+#include <deque>
+#include <iostream>
+#include <list>
+#include <map>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+struct NetImpl : torch::nn::Module {
+  NetImpl() : fc(register_module("fc", torch::nn::Linear(4, 1))) {}
+  torch::Tensor forward(torch::Tensor x) { return fc(x); }
+  torch::nn::Linear fc;
+};
+TORCH_MODULE(Net);
+
+struct Pairs : torch::data::datasets::Dataset<Pairs> {
+  torch::data::Example<> get(size_t) override { return {torch::randn({4}), torch::randn({1})}; }
+  torch::optional<size_t> size() const override { return 8; }
+};
+
+auto makeLoader() {
+  return torch::data::make_data_loader(Pairs().map(torch::data::transforms::Stack<>()), 4);
+}
+
+// ---- positives ----------------------------------------------------------------------------
+
+void positiveRangeForOverDataLoader() {
+  Net net;
+  torch::optim::SGD optimizer(net->parameters(), 0.1);
+  auto loader = makeLoader();
+  std::vector<torch::Tensor> losses;
+  for (auto &batch : *loader) {
+    optimizer.zero_grad();
+    auto output = net->forward(batch.data);
+    auto loss = torch::mse_loss(output, batch.target);
+    loss.backward();
+    optimizer.step();
+    losses.push_back(loss);
+    // CHECK: :[[@LINE-1]]:5: warning: graph-attached tensor 'loss' stored in a container inside a loop keeps its autograd graph alive; consider storing 'loss.item<float>()' or 'loss.detach()' [torch-loss-stored-in-container]
+    // CHECK: :[[@LINE-6]]:19: note: the tensor became graph-attached here
+    // CHECK: :[[@LINE-9]]:3: note: loop starts here
+    // FIXED: {{^}}    losses.push_back(loss.detach());{{$}}
+  }
+  std::cout << torch::stack(losses).mean().item<float>() << "\n";
+}
+
+void positiveCloneDoesNotDetach(Net &net, torch::Tensor x, torch::Tensor y) {
+  std::vector<torch::Tensor> losses;
+  for (int i = 0; i < 10; ++i) {
+    auto loss = torch::mse_loss(net->forward(x), y);
+    loss.backward();
+    losses.push_back(loss.clone());
+    // CHECK: :[[@LINE-1]]:5: warning: graph-attached tensor 'loss.clone()' stored in a container inside a loop keeps its autograd graph alive; consider storing 'loss.clone().item<float>()' or 'loss.clone().detach()'
+    // FIXED: {{^}}    losses.push_back(loss.clone().detach());{{$}}
+  }
+}
+
+void positiveEmplaceBack(Net &net, torch::Tensor x, torch::Tensor y) {
+  std::vector<torch::Tensor> losses;
+  for (int i = 0; i < 10; ++i) {
+    auto loss = torch::mse_loss(net->forward(x), y);
+    loss.backward();
+    losses.emplace_back(loss);
+    // CHECK: :[[@LINE-1]]:5: warning: graph-attached tensor 'loss' stored in a container
+    // FIXED: {{^}}    losses.emplace_back(loss.detach());{{$}}
+  }
+}
+
+void positiveHistoryByEpoch(Net &net, torch::Tensor x, torch::Tensor y) {
+  std::map<int, torch::Tensor> history;
+  for (int epoch = 0; epoch < 5; ++epoch) {
+    torch::Tensor loss = torch::mse_loss(net->forward(x), y);
+    loss.backward();
+    history[epoch] = loss;
+    // CHECK: :[[@LINE-1]]:5: warning: graph-attached tensor 'loss' stored in a container
+    // FIXED: {{^}}    history[epoch] = loss.detach();{{$}}
+  }
+}
+
+void positiveInlineLoss(Net &net, torch::Tensor x, torch::Tensor y) {
+  std::vector<torch::Tensor> losses;
+  for (int i = 0; i < 10; ++i)
+    losses.push_back(torch::mse_loss(net->forward(x), y));
+  // CHECK: :[[@LINE-1]]:5: warning: graph-attached tensor 'torch::mse_loss(net->forward(x), y)' stored in a container inside a loop keeps its autograd graph alive; consider storing 'torch::mse_loss(net->forward(x), y).item<float>()' or 'torch::mse_loss(net->forward(x), y).detach()'
+  // CHECK: :[[@LINE-2]]:38: note: the tensor became graph-attached here
+  // CHECK: :[[@LINE-4]]:3: note: loop starts here
+  // FIXED: {{^}}    losses.push_back(torch::mse_loss(net->forward(x), y).detach());{{$}}
+}
+
+void positiveMovedIn(Net &net, torch::Tensor x, torch::Tensor y) {
+  std::vector<torch::Tensor> losses;
+  int step = 0;
+  while (step++ < 10) {
+    auto loss = torch::mse_loss(net->forward(x), y);
+    losses.push_back(std::move(loss));
+    // CHECK: :[[@LINE-1]]:5: warning: graph-attached tensor 'std::move(loss)' stored in a container
+    // FIXED: {{^}}    losses.push_back(std::move(loss).detach());{{$}}
+  }
+}
+
+void positiveDoLoopSharedPtrModel(torch::Tensor x, torch::Tensor y) {
+  auto net = std::make_shared<NetImpl>();
+  std::deque<torch::Tensor> window;
+  int i = 0;
+  do {
+    auto loss = (net->forward(x) - y).pow(2).mean();
+    window.push_front(loss);
+    // CHECK: :[[@LINE-1]]:5: warning: graph-attached tensor 'loss' stored in a container
+  } while (++i < 10);
+}
+
+void positivePlainModuleValue(torch::Tensor x, torch::Tensor y) {
+  NetImpl net;
+  std::list<torch::Tensor> losses;
+  for (int i = 0; i < 3; ++i) {
+    auto out = net.forward(x);
+    losses.insert(losses.end(), (out - y).abs().sum());
+    // CHECK: :[[@LINE-1]]:5: warning: graph-attached tensor '(out - y).abs().sum()' stored in a container
+    // FIXED: {{^}}    losses.insert(losses.end(), (out - y).abs().sum().detach());{{$}}
+  }
+}
+
+void positivePairsAndMaps(Net &net, torch::Tensor x, torch::Tensor y) {
+  std::vector<std::pair<int, torch::Tensor>> log;
+  std::unordered_map<int, torch::Tensor> byStep;
+  for (int i = 0; i < 3; ++i) {
+    auto loss = torch::l1_loss(net(x), y);
+    log.push_back({i, loss});
+    // CHECK: :[[@LINE-1]]:5: warning: graph-attached tensor 'loss' stored in a container
+    // FIXED: {{^}}    log.push_back({i, loss.detach()});{{$}}
+    log.emplace_back(i, loss);
+    // CHECK: :[[@LINE-1]]:5: warning: graph-attached tensor 'loss' stored in a container
+    log.push_back(std::make_pair(i, loss));
+    // CHECK: :[[@LINE-1]]:5: warning: graph-attached tensor 'loss' stored in a container
+    byStep.insert({i, loss});
+    // CHECK: :[[@LINE-1]]:5: warning: graph-attached tensor 'loss' stored in a container
+  }
+}
+
+void positivePredictionsWithoutNoGrad(Net &net) {
+  auto loader = makeLoader();
+  net->eval();
+  std::vector<torch::Tensor> predictions;
+  for (const auto &batch : *loader)
+    predictions.push_back(torch::softmax(net->forward(batch.data), 1));
+  // CHECK: :[[@LINE-1]]:5: warning: graph-attached tensor 'torch::softmax(net->forward(batch.data), 1)' stored in a container inside a loop keeps its autograd graph alive; consider storing 'torch::softmax(net->forward(batch.data), 1).detach()'
+  auto all = torch::cat(predictions);
+  std::cout << all.sizes() << "\n";
+}
+
+void positivePerEpochContainer(Net &net, torch::Tensor x, torch::Tensor y) {
+  for (int epoch = 0; epoch < 3; ++epoch) {
+    std::vector<torch::Tensor> epochLosses;
+    for (int b = 0; b < 10; ++b) {
+      auto loss = torch::mse_loss(net->forward(x), y);
+      loss.backward();
+      epochLosses.push_back(loss);
+      // CHECK: :[[@LINE-1]]:7: warning: graph-attached tensor 'loss' stored in a container
+      // CHECK: :[[@LINE-5]]:5: note: loop starts here
+    }
+  }
+}
+
+void positiveManualParameters(torch::Tensor x, torch::Tensor y) {
+  auto w = torch::randn({4, 1}, torch::requires_grad());
+  std::vector<torch::Tensor> losses;
+  for (int i = 0; i < 100; ++i) {
+    auto loss = (x.mm(w) - y).pow(2).mean();
+    loss.backward();
+    losses.push_back(loss);
+    // CHECK: :[[@LINE-1]]:5: warning: graph-attached tensor 'loss' stored in a container
+    {
+      torch::NoGradGuard noGrad;
+      w -= 0.01 * w.grad();
+      w.grad().zero_();
+    }
+  }
+}
+
+void positiveContainerFromCaller(Net &net, torch::Tensor x, std::vector<torch::Tensor> &out) {
+  for (int i = 0; i < 3; ++i)
+    out.push_back(net->forward(x));
+  // CHECK: :[[@LINE-1]]:5: warning: graph-attached tensor 'net->forward(x)' stored in a container
+  // FIXED: {{^}}    out.push_back(net->forward(x));{{$}}
+}
+
+torch::Tensor computeLoss(Net &net, const torch::Tensor &x, const torch::Tensor &y) {
+  return torch::nll_loss(torch::log_softmax(net->forward(x), 1), y);
+}
+
+void positiveLossFromHelperFunction(Net &net, torch::Tensor x, torch::Tensor y) {
+  std::vector<torch::Tensor> losses;
+  for (int i = 0; i < 3; ++i) {
+    auto loss = computeLoss(net, x, y);
+    losses.push_back(loss);
+    // CHECK: :[[@LINE-1]]:5: warning: graph-attached tensor 'loss' stored in a container
+  }
+}
+
+template <typename Model, typename Loader>
+void positiveTemplateTraining(Model &model, Loader &loader, torch::optim::Optimizer &optimizer) {
+  std::vector<torch::Tensor> losses;
+  for (auto &batch : *loader) {
+    optimizer.zero_grad();
+    auto loss = torch::mse_loss(model->forward(batch.data), batch.target);
+    loss.backward();
+    optimizer.step();
+    losses.push_back(loss);
+    // CHECK: :[[@LINE-1]]:5: warning: graph-attached tensor 'loss' stored in a container
+    // FIXED: {{^}}    losses.push_back(loss);{{$}}
+  }
+}
+
+void instantiateTemplateTraining() {
+  Net net;
+  auto loader = makeLoader();
+  torch::optim::Adam optimizer(net->parameters());
+  positiveTemplateTraining(net, loader, optimizer);
+}
+
+void positiveLambdaBody(Net &net, torch::Tensor x, torch::Tensor y) {
+  std::vector<torch::Tensor> losses;
+  auto trainSteps = [&](int n) {
+    for (int i = 0; i < n; ++i) {
+      auto loss = torch::mse_loss(net->forward(x), y);
+      losses.push_back(loss);
+      // CHECK: :[[@LINE-1]]:7: warning: graph-attached tensor 'loss' stored in a container
+    }
+  };
+  trainSteps(3);
+}
+
+void record(std::vector<torch::Tensor> &into, const torch::Tensor &value) { into.push_back(value); }
+
+void positiveHelperCalledFromLoop(Net &net, torch::Tensor x, torch::Tensor y) {
+  std::vector<torch::Tensor> losses;
+  for (int i = 0; i < 3; ++i) {
+    auto loss = torch::mse_loss(net->forward(x), y);
+    record(losses, loss);
+    // CHECK: :[[@LINE-1]]:5: warning: graph-attached tensor 'loss' stored in a container inside a loop (by the called function) keeps its autograd graph alive; consider storing 'loss.item<float>()' or 'loss.detach()'
+    // CHECK: :[[@LINE-8]]:77: note: the called function stores it here
+  }
+}
+
+void positiveCapturingLambdaHelper(Net &net, torch::Tensor x, torch::Tensor y) {
+  std::vector<torch::Tensor> losses;
+  auto keep = [&](const torch::Tensor &l) { losses.push_back(l); };
+  for (int i = 0; i < 3; ++i)
+    keep(torch::mse_loss(net->forward(x), y));
+  // CHECK: :[[@LINE-1]]:5: warning: graph-attached tensor 'torch::mse_loss(net->forward(x), y)' stored in a container inside a loop (by the called function)
+  // CHECK: :[[@LINE-4]]:45: note: the called function stores it here
+}
+
+class Trainer {
+public:
+  void trainEpoch(torch::Tensor x, torch::Tensor y) {
+    for (int i = 0; i < 10; ++i) {
+      optimizer_.zero_grad();
+      auto loss = torch::mse_loss(model_->forward(x), y);
+      loss.backward();
+      optimizer_.step();
+      losses_.push_back(loss);
+      // CHECK: :[[@LINE-1]]:7: warning: graph-attached tensor 'loss' stored in a container
+      // FIXED: {{^}}      losses_.push_back(loss);{{$}}
+      remember(loss);
+      // CHECK: :[[@LINE-1]]:7: warning: graph-attached tensor 'loss' stored in a container inside a loop (by the called function)
+      // CHECK: :[[@LINE+6]]:46: note: the called function stores it here
+    }
+  }
+  float meanLoss() const { return torch::stack(losses_).mean().item<float>(); }
+
+private:
+  void remember(const torch::Tensor &loss) { history_[step_++] = loss; }
+  Net model_;
+  torch::optim::SGD optimizer_{model_->parameters(), 0.1};
+  std::vector<torch::Tensor> losses_;
+  std::map<int, torch::Tensor> history_;
+  int step_ = 0;
+};
+
+// ---- negatives ----------------------------------------------------------------------------
+
+void negativeItemValues(Net &net, torch::Tensor x, torch::Tensor y) {
+  std::vector<float> losses;
+  std::vector<double> history;
+  for (int i = 0; i < 10; ++i) {
+    auto loss = torch::mse_loss(net->forward(x), y);
+    loss.backward();
+    losses.push_back(loss.item<float>());
+    history.push_back(loss.item().toDouble());
+  }
+}
+
+void negativeDetachedAndData(Net &net, torch::Tensor x, torch::Tensor y) {
+  std::vector<torch::Tensor> losses;
+  std::map<int, torch::Tensor> byEpoch;
+  for (int i = 0; i < 10; ++i) {
+    auto loss = torch::mse_loss(net->forward(x), y);
+    losses.push_back(loss.detach());
+    losses.push_back(loss.detach().cpu());
+    losses.push_back(loss.data());
+    byEpoch[i] = loss.detach().clone();
+    auto kept = loss.detach();
+    losses.push_back(kept);
+  }
+}
+
+void negativeInputBatches(torch::Device device) {
+  auto loader = makeLoader();
+  std::vector<torch::Tensor> inputs;
+  std::vector<torch::Tensor> targets;
+  for (auto &batch : *loader) {
+    auto data = batch.data.to(device);
+    inputs.push_back(data);
+    targets.push_back(batch.target);
+  }
+}
+
+void negativePredictionsUnderNoGrad(Net &net) {
+  auto loader = makeLoader();
+  net->eval();
+  torch::NoGradGuard noGrad;
+  std::vector<torch::Tensor> predictions;
+  for (const auto &batch : *loader)
+    predictions.push_back(net->forward(batch.data));
+}
+
+void negativeInferenceModeInLoop(Net &net, torch::Tensor x) {
+  std::vector<torch::Tensor> outputs;
+  for (int i = 0; i < 3; ++i) {
+    c10::InferenceMode guard;
+    outputs.push_back(net->forward(x));
+  }
+}
+
+void collectPredictions(Net &net, torch::Tensor x, std::vector<torch::Tensor> &out) {
+  for (int i = 0; i < 3; ++i)
+    out.push_back(net->forward(x));
+}
+
+void negativeGuardInCaller(Net &net, torch::Tensor x) {
+  std::vector<torch::Tensor> out;
+  torch::NoGradGuard noGrad;
+  collectPredictions(net, x, out);
+}
+
+void negativeContainerLocalToIteration(Net &net, torch::Tensor x) {
+  for (int i = 0; i < 3; ++i) {
+    std::vector<torch::Tensor> parts;
+    parts.push_back(net->forward(x));
+    parts.push_back(net->forward(x * 2));
+    std::cout << torch::cat(parts).sum().item<float>() << "\n";
+  }
+}
+
+void negativeNonTensorElements(Net &net, torch::Tensor x) {
+  std::vector<std::string> names;
+  std::vector<int64_t> shapes;
+  for (int i = 0; i < 3; ++i) {
+    auto out = net->forward(x);
+    names.push_back(out.toString());
+    shapes.push_back(out.size(0));
+  }
+}
+
+void negativeNonDifferentiableResults(Net &net, torch::Tensor x, torch::Tensor y) {
+  std::vector<torch::Tensor> predictedClasses;
+  std::vector<torch::Tensor> hits;
+  for (int i = 0; i < 3; ++i) {
+    auto out = net->forward(x);
+    predictedClasses.push_back(out.argmax(1));
+    hits.push_back(out.argmax(1).eq(y));
+    hits.push_back(out > 0.5);
+  }
+}
+
+void negativeParameterGradsAndSnapshots(Net &net) {
+  std::vector<torch::Tensor> grads;
+  std::vector<torch::Tensor> snapshot;
+  for (auto &p : net->parameters()) {
+    grads.push_back(p.grad().clone());
+    snapshot.push_back(p.clone());
+  }
+}
+
+void negativeDeliberateBackwardThroughStack(Net &net, torch::Tensor x, torch::Tensor y) {
+  std::vector<torch::Tensor> losses;
+  for (int i = 0; i < 4; ++i)
+    losses.push_back(torch::mse_loss(net->forward(x), y));
+  torch::stack(losses).sum().backward();
+}
+
+void negativeDeliberateAutogradBackward(Net &net, torch::Tensor x, torch::Tensor y) {
+  std::vector<torch::Tensor> losses;
+  for (int i = 0; i < 4; ++i) {
+    auto loss = torch::mse_loss(net->forward(x), y);
+    losses.push_back(loss);
+  }
+  torch::autograd::backward(losses);
+}
+
+void negativeDeliberateElementBackward(Net &net, torch::Tensor x, torch::Tensor y) {
+  std::vector<torch::Tensor> losses;
+  for (int i = 0; i < 4; ++i)
+    losses.emplace_back(torch::mse_loss(net->forward(x), y));
+  torch::Tensor total = torch::zeros({});
+  for (const auto &l : losses)
+    total = total + l;
+  total.backward();
+}
+
+struct UnrolledImpl : torch::nn::Module {
+  UnrolledImpl() : cell(register_module("cell", torch::nn::RNNCell(4, 4))) {}
+  torch::Tensor forward(torch::Tensor seq) {
+    std::vector<torch::Tensor> outputs;
+    auto h = torch::zeros({seq.size(1), 4});
+    for (int64_t t = 0; t < seq.size(0); ++t) {
+      h = cell(seq[t], h);
+      outputs.push_back(h);
+    }
+    return torch::stack(outputs);
+  }
+  torch::nn::RNNCell cell;
+};
+TORCH_MODULE(Unrolled);
+
+void negativeConstantKeyKeepsOne(Net &net, torch::Tensor x, torch::Tensor y) {
+  std::map<std::string, torch::Tensor> latest;
+  for (int i = 0; i < 10; ++i) {
+    auto loss = torch::mse_loss(net->forward(x), y);
+    loss.backward();
+    latest["loss"] = loss;
+    latest.insert_or_assign("loss", loss);
+  }
+}
+
+void negativeClearedEveryIteration(Net &net, torch::Tensor x) {
+  std::vector<torch::Tensor> scratch;
+  for (int i = 0; i < 10; ++i) {
+    scratch.clear();
+    scratch.push_back(net->forward(x));
+    std::cout << scratch.back().sum().item<float>() << "\n";
+  }
+}
+
+void negativeOutsideAnyLoop(Net &net, torch::Tensor x) {
+  std::vector<torch::Tensor> outputs;
+  outputs.push_back(net->forward(x));
+}
+
+void negativeUnknownOrigin(std::vector<torch::Tensor> &all, const std::vector<torch::Tensor> &parts) {
+  for (const auto &p : parts)
+    all.push_back(p * 2);
+}
+
+void negativeGradientAccumulation(Net &net) {
+  auto loader = makeLoader();
+  torch::optim::Adam optimizer(net->parameters());
+  std::vector<float> losses;
+  const int accumulation = 4;
+  int step = 0;
+  for (auto &batch : *loader) {
+    auto loss = torch::mse_loss(net->forward(batch.data), batch.target) / accumulation;
+    loss.backward();
+    if (++step % accumulation == 0) {
+      optimizer.step();
+      net->zero_grad();
+    }
+    losses.push_back(loss.item<float>());
+  }
+}
+
+void negativeReinforceEpisode(Net &policy, torch::optim::Optimizer &optimizer) {
+  std::vector<torch::Tensor> logProbs;
+  std::vector<float> rewards;
+  auto act = [&](const torch::Tensor &state) {
+    auto probs = torch::softmax(policy->forward(state), -1);
+    auto action = probs.multinomial(1);
+    logProbs.push_back(probs.gather(-1, action).log());
+    return action.item<int64_t>();
+  };
+  for (int episode = 0; episode < 10; ++episode) {
+    for (int t = 0; t < 100; ++t) {
+      act(torch::randn({4}));
+      rewards.push_back(1.0f);
+    }
+    std::vector<torch::Tensor> terms;
+    for (size_t i = 0; i < logProbs.size(); ++i)
+      terms.push_back(-logProbs[i] * rewards[i]);
+    auto loss = torch::stack(terms).sum();
+    optimizer.zero_grad();
+    loss.backward();
+    optimizer.step();
+    logProbs.clear();
+    rewards.clear();
+  }
+}
+
+void negativeHelperWithIterationContainer(Net &net, torch::Tensor x, torch::Tensor y) {
+  for (int i = 0; i < 3; ++i) {
+    std::vector<torch::Tensor> local;
+    record(local, torch::mse_loss(net->forward(x), y));
+  }
+}
+
+void negativeHelperWithDetachedValue(Net &net, torch::Tensor x, torch::Tensor y) {
+  std::vector<torch::Tensor> losses;
+  for (int i = 0; i < 3; ++i)
+    record(losses, torch::mse_loss(net->forward(x), y).detach());
+}
+
+void negativeJitInputs(torch::jit::Module &module, torch::Tensor x) {
+  for (int i = 0; i < 3; ++i) {
+    std::vector<torch::jit::IValue> inputs;
+    inputs.push_back(x);
+    auto out = module.forward(inputs).toTensor();
+    std::cout << out.sum().item<float>() << "\n";
+  }
+}
