@@ -35,14 +35,94 @@ StmtMatcher gradClearing() {
                hasArgument(0, gradAccess()))));
 }
 
-/// A loop whose body runs both backward() and optimizer.step(), directly or through the user
-/// functions it calls.
-bool runsBackwardAndStep(const Stmt *Loop, ASTContext &Ctx) {
-  const Stmt *Body = loopBody(Loop);
-  return findReachable(Body, backwardCall(), Ctx) && findReachable(Body, optimizerStepCall(), Ctx);
+/// The member a call names when it cannot be resolved yet: `x.name(...)` on an object of
+/// dependent type in a template that is never instantiated.
+StringRef dependentMemberName(const Expr *Callee) {
+  Callee = Callee->IgnoreParenImpCasts();
+  DeclarationName Name;
+  if (const auto *M = dyn_cast<CXXDependentScopeMemberExpr>(Callee))
+    Name = M->getMember();
+  else if (const auto *M = dyn_cast<UnresolvedMemberExpr>(Callee))
+    Name = M->getMemberName();
+  const IdentifierInfo *II = Name.getAsIdentifierInfo();
+  return II ? II->getName() : StringRef();
 }
 
-AST_MATCHER(Stmt, isTrainingLoop) { return runsBackwardAndStep(&Node, Finder->getASTContext()); }
+const Expr *dependentMemberBase(const Expr *Callee) {
+  Callee = Callee->IgnoreParenImpCasts();
+  if (const auto *M = dyn_cast<CXXDependentScopeMemberExpr>(Callee))
+    return M->isImplicitAccess() ? nullptr : M->getBase();
+  if (const auto *M = dyn_cast<UnresolvedMemberExpr>(Callee))
+    return M->isImplicitAccess() ? nullptr : M->getBase();
+  return nullptr;
+}
+
+bool callsDependentMember(const Expr *E, ArrayRef<StringRef> Names) {
+  const auto *Call = dyn_cast_or_null<CallExpr>(E ? E->IgnoreParenImpCasts() : nullptr);
+  return Call && llvm::is_contained(Names, dependentMemberName(Call->getCallee()));
+}
+
+AST_MATCHER_P(CallExpr, dependentMemberCall, std::vector<StringRef>, Names) {
+  return callsDependentMember(&Node, Names);
+}
+
+/// `p.grad().zero_()` and friends where `p` has a dependent type.
+AST_MATCHER(CallExpr, isDependentGradClearing) {
+  if (!callsDependentMember(&Node, {"zero_", "fill_", "reset"}))
+    return false;
+  const Expr *Grad = dependentMemberBase(Node.getCallee());
+  if (callsDependentMember(Grad, {"data", "detach"}))
+    Grad = dependentMemberBase(cast<CallExpr>(Grad->IgnoreParenImpCasts())->getCallee());
+  return callsDependentMember(Grad, {"grad", "mutable_grad"});
+}
+
+/// What the check looks for. In a template that is never instantiated, calls on objects of
+/// dependent type cannot be resolved and are recognised by name.
+struct Vocabulary {
+  StmtMatcher Backward, Step, Clearing;
+};
+
+const Vocabulary &vocabulary(bool InUninstantiatedTemplate) {
+  static const Vocabulary Resolved{backwardCall(), optimizerStepCall(), gradClearing()};
+  static const Vocabulary ByName{
+      stmt(anyOf(backwardCall(), callExpr(dependentMemberCall({"backward"})),
+                 callExpr(callee(unresolvedLookupExpr(
+                     hasAnyDeclaration(functionDecl(hasName("::torch::autograd::backward")))))))),
+      stmt(anyOf(optimizerStepCall(), callExpr(dependentMemberCall({"step"})))),
+      stmt(anyOf(gradClearing(), callExpr(dependentMemberCall({"zero_grad"})),
+                 callExpr(isDependentGradClearing()),
+                 callExpr(callee(unresolvedLookupExpr(
+                     hasAnyDeclaration(namedDecl(matchesName("[Zz]ero_?[Gg]rad"))))))))};
+  return InUninstantiatedTemplate ? ByName : Resolved;
+}
+
+/// A loop whose body runs both backward() and optimizer.step(), directly or through the user
+/// functions it calls.
+bool runsBackwardAndStep(const Stmt *Loop, const Vocabulary &V, ASTContext &Ctx) {
+  const Stmt *Body = loopBody(Loop);
+  return findReachable(Body, V.Backward, Ctx) && findReachable(Body, V.Step, Ctx);
+}
+
+AST_MATCHER_P(Stmt, isTrainingLoop, bool, InUninstantiatedTemplate) {
+  return runsBackwardAndStep(&Node, vocabulary(InUninstantiatedTemplate), Finder->getASTContext());
+}
+
+/// Whether \p Fn is (or is nested in) a template pattern that has no instantiation in this
+/// translation unit: the only place its loops can be analysed.
+bool isUninstantiatedPattern(const FunctionDecl *Fn) {
+  if (const FunctionTemplateDecl *FT = Fn->getDescribedFunctionTemplate())
+    if (!FT->specializations().empty())
+      return false;
+  if (const auto *MD = dyn_cast<CXXMethodDecl>(Fn)) {
+    const CXXRecordDecl *Class = MD->getParent();
+    if (const ClassTemplateDecl *CT = Class->getDescribedClassTemplate())
+      return CT->specializations().empty();
+    if (Class->isLambda() || Class->isLocalClass())
+      if (const auto *Outer = dyn_cast<FunctionDecl>(Class->getDeclContext()))
+        return Outer->isDependentContext() ? isUninstantiatedPattern(Outer) : true;
+  }
+  return Fn->getDescribedFunctionTemplate() != nullptr;
+}
 
 /// The parts of a loop that run on every iteration: the range initializer of a range-for
 /// runs once and is left out.
@@ -90,24 +170,27 @@ void BackwardWithoutZeroGradCheck::check(const MatchFinder::MatchResult &Result)
   ASTContext &Ctx = *Result.Context;
   if (Loop->getBeginLoc().isMacroID())
     return;
-  // Template patterns are analysed through their instantiations, where calls resolve.
+  // Template patterns are analysed through their instantiations, where calls resolve; a
+  // template nobody instantiates is analysed by name.
   const FunctionDecl *Fn = enclosingFunction(Loop, Ctx);
-  if (Fn && Fn->isDependentContext())
+  bool ByName = Fn && Fn->isDependentContext();
+  if (ByName && !isUninstantiatedPattern(Fn))
     return;
+  const Vocabulary &V = vocabulary(ByName);
 
   const Stmt *Body = loopBody(Loop);
-  const Stmt *Backward = findReachable(Body, backwardCall(), Ctx);
+  const Stmt *Backward = findReachable(Body, V.Backward, Ctx);
   if (!Backward || Backward->getBeginLoc().isMacroID())
     return;
-  const Stmt *Step = findReachable(Body, optimizerStepCall(), Ctx);
+  const Stmt *Step = findReachable(Body, V.Step, Ctx);
   if (!Step || optimizerIsPerIteration(Step, Body, *Result.SourceManager))
     return;
   // Only the innermost training loop is the step window: an outer epoch loop around it is
   // judged by the inner one.
-  if (findReachable(Body, stmt(loopStmt(), isTrainingLoop()), Ctx))
+  if (findReachable(Body, stmt(loopStmt(), isTrainingLoop(ByName)), Ctx))
     return;
   for (const Stmt *Part : perIterationParts(Loop))
-    if (findReachable(Part, gradClearing(), Ctx))
+    if (findReachable(Part, V.Clearing, Ctx))
       return;
 
   diag(Backward->getBeginLoc(),
@@ -116,7 +199,7 @@ void BackwardWithoutZeroGradCheck::check(const MatchFinder::MatchResult &Result)
   diag(Loop->getBeginLoc(), "loop starts here", DiagnosticIDs::Note);
   diag(Step->getBeginLoc(), "optimizer step is here", DiagnosticIDs::Note);
   if (Fn && Fn->getBody())
-    if (const Stmt *Outside = findReachable(Fn->getBody(), gradClearing(), Ctx))
+    if (const Stmt *Outside = findReachable(Fn->getBody(), V.Clearing, Ctx))
       diag(Outside->getBeginLoc(), "zero_grad() is only called here, outside the loop",
            DiagnosticIDs::Note);
 }

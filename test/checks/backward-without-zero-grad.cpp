@@ -233,6 +233,34 @@ void positiveLambdaStepCalledFromLoop(Net &model, const torch::Tensor &x, const 
     step();
 }
 
+// Templates nobody instantiates in this file are analysed by name.
+template <typename DataLoader>
+void positiveUninstantiatedTemplate(Net &model, DataLoader &loader, torch::optim::Optimizer &optimizer) {
+  for (auto &batch : loader) {
+    auto loss = torch::nll_loss(model->forward(batch.data), batch.target);
+    loss.backward();
+    // CHECK: :[[@LINE-1]]:5: warning: backward() accumulates
+    // CHECK: :[[@LINE-4]]:3: note: loop starts here
+    // CHECK: :[[@LINE+1]]:5: note: optimizer step is here
+    optimizer.step();
+  }
+}
+
+template <typename Model, typename Optim>
+struct TemplateTrainer {
+  void fit(const std::vector<torch::Tensor> &batches) {
+    for (const auto &x : batches) {
+      torch::autograd::backward({model_->forward(x).sum()});
+      // CHECK: :[[@LINE-1]]:7: warning: backward() accumulates
+      // CHECK: :[[@LINE-3]]:5: note: loop starts here
+      // CHECK: :[[@LINE+1]]:7: note: optimizer step is here
+      optimizer_.step();
+    }
+  }
+  Model model_;
+  Optim optimizer_;
+};
+
 class Trainer {
 public:
   Trainer() : optimizer_(std::make_unique<torch::optim::Adam>(model_->parameters())) {}
@@ -475,6 +503,37 @@ void trainTemplateZeroed(Model &model, Optim &optimizer, const torch::Tensor &x,
 void negativeTemplateInstantiation(Net &model, const torch::Tensor &x, const torch::Tensor &y) {
   torch::optim::Adam optimizer(model->parameters());
   trainTemplateZeroed(model, optimizer, x, y);
+}
+
+template <typename DataLoader, typename Optim>
+void negativeUninstantiatedTemplate(Net &model, DataLoader &loader, Optim &optimizer) {
+  for (auto &batch : loader) {
+    optimizer.zero_grad();
+    auto loss = torch::nll_loss(model->forward(batch.data), batch.target);
+    loss.backward();
+    optimizer.step();
+  }
+}
+
+template <typename Model, typename Optim>
+void negativeUninstantiatedManualZero(Model &model, Optim &optimizer, const torch::Tensor &x) {
+  for (int i = 0; i < 10; ++i) {
+    for (auto &p : model->parameters())
+      p.grad().data().zero_();
+    model->forward(x).sum().backward();
+    optimizer.step();
+  }
+}
+
+template <typename Model>
+void negativeGenericLambda(Model &model, torch::optim::Optimizer &optimizer, const torch::Tensor &x) {
+  auto step = [&](auto &m) {
+    m->zero_grad();
+    m->forward(x).sum().backward();
+    optimizer.step();
+  };
+  for (int i = 0; i < 10; ++i)
+    step(model);
 }
 
 class ZeroingTrainer {
