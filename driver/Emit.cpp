@@ -5,7 +5,7 @@
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FileSystem.h"
-#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
@@ -38,13 +38,19 @@ StringRef docFor(StringRef Id) {
   return "";
 }
 
+std::string hex(uint64_t N, unsigned Digits) {
+  std::string S;
+  raw_string_ostream(S) << format_hex_no_prefix(N, Digits, /*Upper=*/true);
+  return S;
+}
+
 std::string percentEncode(StringRef Path) {
   std::string Out;
   for (unsigned char C : Path) {
     if (isAlnum(C) || StringRef("-._~/").contains(C))
       Out += C;
     else
-      Out += formatv("%{0:X2}", (unsigned)C).str();
+      Out += "%" + hex(C, 2);
   }
   return Out;
 }
@@ -190,7 +196,7 @@ void fingerprint(RunReport &R) {
         Normalized += C;
     std::string Key = F.Check + "\n" + F.Uri + "\n" + Normalized;
     unsigned Occurrence = ++Seen[Key];
-    F.Fingerprint = formatv("{0:x16}:{1}", xxHash64(Key), Occurrence).str();
+    F.Fingerprint = hex(xxHash64(Key), 16) + ":" + std::to_string(Occurrence);
   }
 }
 

@@ -13,7 +13,6 @@
 #include "clang/Tooling/ArgumentsAdjusters.h"
 #include "clang/Tooling/Tooling.h"
 #include "llvm/Support/FileSystem.h"
-#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
@@ -314,8 +313,8 @@ int runWorker(const Job &J, StringRef OutPath) {
     if (isCompilerError(F) && Result.Problem.empty()) {
       const Span &W = F.Primary.Where;
       std::string Where = W.File.empty()     ? ""
-                          : W.File == J.File ? formatv("{0}:{1}: ", W.Line, W.Column).str()
-                                             : formatv("{0}:{1}:{2}: ", W.File, W.Line, W.Column).str();
+                          : W.File == J.File ? (Twine(W.Line) + ":" + Twine(W.Column) + ": ").str()
+                                             : (W.File + ":" + Twine(W.Line) + ":" + Twine(W.Column) + ": ").str();
       Result.Problem = "does not compile: " + Where + F.Primary.Text;
     }
     Result.Findings.push_back(std::move(F));

@@ -1,0 +1,5 @@
+#include <torch/torch.h>
+
+void train(torch::Tensor x) {
+  auto y = x * ;
+}

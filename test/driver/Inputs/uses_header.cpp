@@ -1,0 +1,10 @@
+#include "trainer.h"
+
+struct NetImpl : torch::nn::Module {
+  NetImpl() : fc(register_module("fc", torch::nn::Linear(4, 1))) {}
+  torch::Tensor forward(torch::Tensor x) { return fc->forward(x); }
+  torch::nn::Linear fc;
+};
+TORCH_MODULE(Net);
+
+void run(Net &model, const torch::Tensor &x, const torch::Tensor &y) { trainInHeader(model, x, y); }
