@@ -8,6 +8,7 @@
 #include "clang/Lex/Lexer.h"
 
 #include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/Support/Regex.h"
 
 using namespace clang;
 using namespace clang::ast_matchers;
@@ -17,6 +18,9 @@ namespace torchtidy {
 namespace {
 
 using VarSet = llvm::SmallPtrSet<const ValueDecl *, 8>;
+
+bool isParameterFreeBuiltin(const Stmt *Forward);
+AST_MATCHER(Stmt, parameterFreeBuiltin) { return isParameterFreeBuiltin(&Node); }
 
 /// A forward the loop runs: \p Site is the statement of the loop body that leads to it
 /// (the forward itself, or the call of a helper whose body runs it).
@@ -39,6 +43,41 @@ bool inLoopBelow(const Stmt *S, const Stmt *Root, ASTContext &Ctx) {
   return false;
 }
 
+/// The class a forward runs: the callee's class, or T for `holder(x)` on a ModuleHolder<T>.
+const CXXRecordDecl *forwardedClass(const Stmt *Forward) {
+  const auto *Call = dyn_cast<CallExpr>(Forward);
+  const auto *MD = Call ? dyn_cast_or_null<CXXMethodDecl>(Call->getDirectCallee()) : nullptr;
+  if (!MD)
+    return nullptr;
+  const CXXRecordDecl *RD = MD->getParent();
+  if (const auto *Spec = dyn_cast<ClassTemplateSpecializationDecl>(RD);
+      Spec && Spec->getName() == "ModuleHolder" && Spec->getTemplateArgs().size() == 1 &&
+      Spec->getTemplateArgs()[0].getKind() == TemplateArgument::Type)
+    return Spec->getTemplateArgs()[0].getAsType()->getAsCXXRecordDecl();
+  return RD;
+}
+
+/// LibTorch's losses, activations, pooling, dropout and reshaping modules own no parameters:
+/// they record a graph only when their inputs already carry one.
+bool isParameterFreeBuiltin(const Stmt *Forward) {
+  static const llvm::Regex Names(
+      "^(.*Loss|ReLU6?|LeakyReLU|R?ReLU|P?ReLU|C?ELU|SELU|GELU|GLU|SiLU|Mish|Sigmoid|Tanh|"
+      "Softmax2?d?|Softmin|LogSoftmax|LogSigmoid|Softplus|Softshrink|Softsign|Hardshrink|"
+      "Hardtanh|Tanhshrink|Threshold|(Feature)?(Alpha)?Dropout[23]?d?|Flatten|Unflatten|"
+      "Identity|(Adaptive)?(Max|Avg)Pool[123]d|LPPool[12]d|MaxUnpool[123]d|Upsample|"
+      "Pixel(Un)?[Ss]huffle|(Zero|Reflection|Replication|Constant)Pad[123]d|CosineSimilarity|"
+      "PairwiseDistance|Fold|Unfold|ChannelShuffle)Impl$");
+  const CXXRecordDecl *RD = forwardedClass(Forward);
+  if (!RD || !RD->getIdentifier() || !isInSystemHeader(RD))
+    return false;
+  return Names.match(RD->getName());
+}
+
+/// A module forward of user code or of a LibTorch layer with parameters.
+clang::ast_matchers::internal::BindableMatcher<Stmt> modelForward() {
+  return stmt(moduleForwardCall(), unless(parameterFreeBuiltin()));
+}
+
 /// The first forward of a user helper body that does not sit in a loop of its own (such a
 /// loop is judged by itself), following further helpers up to \p Depth levels.
 const Stmt *forwardInHelper(const FunctionDecl *Callee, ASTContext &Ctx, unsigned Depth,
@@ -47,7 +86,7 @@ const Stmt *forwardInHelper(const FunctionDecl *Callee, ASTContext &Ctx, unsigne
   if (!Def || !Def->hasBody() || isInSystemHeader(Def) || !Visited.insert(Def).second)
     return nullptr;
   const Stmt *Body = Def->getBody();
-  for (const BoundNodes &B : match(findAll(moduleForwardCall().bind("fwd")), *Body, Ctx))
+  for (const BoundNodes &B : match(findAll(modelForward().bind("fwd")), *Body, Ctx))
     if (!inLoopBelow(B.getNodeAs<Stmt>("fwd"), Body, Ctx))
       return B.getNodeAs<Stmt>("fwd");
   if (Depth == 0)
@@ -65,7 +104,7 @@ const Stmt *forwardInHelper(const FunctionDecl *Callee, ASTContext &Ctx, unsigne
 /// The first forward the loop body runs on every iteration, directly or through a helper.
 ForwardSite firstForward(const Stmt *Loop, ASTContext &Ctx) {
   const Stmt *Body = loopBody(Loop);
-  for (const BoundNodes &B : match(findAll(moduleForwardCall().bind("fwd")), *Body, Ctx)) {
+  for (const BoundNodes &B : match(findAll(modelForward().bind("fwd")), *Body, Ctx)) {
     const auto *F = B.getNodeAs<Stmt>("fwd");
     if (enclosingLoop(F, Ctx) == Loop)
       return {F, F};
@@ -247,17 +286,6 @@ bool escapeFeedsGradient(const FunctionDecl *FD, bool ToMember, ASTContext &Ctx,
   return false;
 }
 
-/// A loss computed in the loop body: a call named like one, or a *Loss module.
-bool computesLoss(const Stmt *Body, ASTContext &Ctx) {
-  auto LossName = matchesName("([Ll]oss|cross_entropy)[^:]*$");
-  return !match(findAll(stmt(anyOf(
-                    callExpr(callee(functionDecl(LossName))),
-                    cxxOperatorCallExpr(hasArgument(0, hasType(hasUnqualifiedDesugaredType(
-                                                           recordType(hasDeclaration(namedDecl(LossName)))))))))),
-                *Body, Ctx)
-              .empty();
-}
-
 /// Autograd turned off another way before \p Loop in its function: GradMode::set_enabled(false),
 /// parameters frozen with requires_grad_(false) / set_requires_grad(false), a frozen TorchScript
 /// module (torch::jit::freeze / optimize_for_inference).
@@ -389,6 +417,11 @@ void EvalWithoutNoGradCheck::check(const MatchFinder::MatchResult &Result) {
   const FunctionDecl *Inner = enclosingFunction(Loop, Ctx);
   if (!Inner || Inner->isDependentContext())
     return;
+  // A module's own forward (looping over its layers or time steps) runs in its caller's mode.
+  if (const auto *MD = dyn_cast<CXXMethodDecl>(outerFunction(Loop, Ctx));
+      MD && MD->getIdentifier() && MD->getName() == "forward" &&
+      isSameOrDerivedFrom(MD->getParent(), names::Module))
+    return;
   ForwardSite Fwd = firstForward(Loop, Ctx);
   if (!Fwd.Site || Fwd.Site->getBeginLoc().isMacroID())
     return;
@@ -414,9 +447,9 @@ void EvalWithoutNoGradCheck::check(const MatchFinder::MatchResult &Result) {
     bool AnyUserSeen = false;
     if (escapeFeedsGradient(Inner, F.EscapesToMember, Ctx, AnyUserSeen))
       return;
-    // With no visible user, a loss handed out of the loop is most likely backpropagated by
-    // the caller; predictions handed out after eval() are not.
-    if (!AnyUserSeen && !Eval && computesLoss(loopBody(Loop), Ctx))
+    // With no visible user, values handed out of the loop (an unrolled sequence, a summed
+    // loss) may be backpropagated by the caller; after eval() they are predictions.
+    if (!AnyUserSeen && !Eval)
       return;
   }
 

@@ -526,3 +526,45 @@ void negativeTrainAndTestLikeMnist(Net &model, torch::optim::SGD &optimizer) {
       losses.push_back(model->forward(batch.data).sum().item<float>());
   }
 }
+
+struct StackImpl : torch::nn::Module {
+  StackImpl() {
+    for (int i = 0; i < 3; ++i)
+      layers->push_back(torch::nn::Linear(4, 4));
+    register_module("layers", layers);
+  }
+  // A module's own forward loops over its layers in whatever mode its caller runs.
+  torch::Tensor forward(torch::Tensor x) {
+    for (const auto &layer : *layers)
+      x = layer->as<torch::nn::Linear>()->forward(x).relu();
+    return x;
+  }
+  double evaluate(const std::vector<torch::Tensor> &xs) {
+    eval();
+    double total = 0;
+    for (const auto &x : xs)
+      total += forward(x).sum().item<double>();
+    // CHECK: :[[@LINE-1]]:16: warning: model forward runs with autograd enabled
+    // CHECK: :[[@LINE-3]]:5: note: loop starts here
+    // CHECK: :[[@LINE-6]]:5: note: model put in eval mode here
+    return total;
+  }
+  torch::nn::ModuleList layers;
+};
+TORCH_MODULE(Stack);
+
+void negativeLossModuleOnStoredPredictions(const std::vector<torch::Tensor> &predictions,
+                                           const std::vector<torch::Tensor> &targets) {
+  torch::nn::CrossEntropyLoss criterion;
+  double total = 0;
+  for (size_t i = 0; i < predictions.size(); ++i)
+    total += criterion(predictions[i], targets[i]).item<double>();
+  std::printf("%f\n", total);
+}
+
+torch::Tensor negativeUnrolledSequenceReturned(Net &cell, const std::vector<torch::Tensor> &steps) {
+  std::vector<torch::Tensor> outputs;
+  for (const auto &x : steps)
+    outputs.push_back(cell->forward(x));
+  return torch::stack(outputs);
+}
