@@ -76,23 +76,52 @@ AST_MATCHER(CallExpr, isDependentGradClearing) {
   return callsDependentMember(Grad, {"grad", "mutable_grad"});
 }
 
+/// `p.mutable_grad() = ...` where `p` has a dependent type.
+AST_MATCHER(BinaryOperator, isDependentGradAssignment) {
+  return Node.getOpcode() == BO_Assign &&
+         callsDependentMember(Node.getLHS(), {"grad", "mutable_grad"});
+}
+
 /// What the check looks for. In a template that is never instantiated, calls on objects of
 /// dependent type cannot be resolved and are recognised by name.
 struct Vocabulary {
   StmtMatcher Backward, Step, Clearing;
 };
 
+/// A call whose callee is not resolved yet (dependent arguments) and one of whose candidate
+/// user functions reaches \p Inner.
+AST_MATCHER_P(CallExpr, unresolvedCalleeReaches, StmtMatcher, Inner) {
+  const auto *Lookup = dyn_cast<UnresolvedLookupExpr>(Node.getCallee()->IgnoreParenImpCasts());
+  if (!Lookup)
+    return false;
+  for (const NamedDecl *D : Lookup->decls()) {
+    const auto *FD = D->getAsFunction();
+    if (FD && FD->hasBody() && !isInSystemHeader(FD) &&
+        findReachable(FD->getBody(), Inner, Finder->getASTContext(), /*Depth=*/2))
+      return true;
+  }
+  return false;
+}
+
+StmtMatcher byNameOrThroughUnresolvedHelper(StmtMatcher M) {
+  return stmt(anyOf(M, callExpr(unresolvedCalleeReaches(M))));
+}
+
 const Vocabulary &vocabulary(bool InUninstantiatedTemplate) {
   static const Vocabulary Resolved{backwardCall(), optimizerStepCall(), gradClearing()};
   static const Vocabulary ByName{
-      stmt(anyOf(backwardCall(), callExpr(dependentMemberCall({"backward"})),
-                 callExpr(callee(unresolvedLookupExpr(
-                     hasAnyDeclaration(functionDecl(hasName("::torch::autograd::backward")))))))),
-      stmt(anyOf(optimizerStepCall(), callExpr(dependentMemberCall({"step"})))),
-      stmt(anyOf(gradClearing(), callExpr(dependentMemberCall({"zero_grad"})),
-                 callExpr(isDependentGradClearing()),
-                 callExpr(callee(unresolvedLookupExpr(
-                     hasAnyDeclaration(namedDecl(matchesName("[Zz]ero_?[Gg]rad"))))))))};
+      byNameOrThroughUnresolvedHelper(
+          stmt(anyOf(backwardCall(), callExpr(dependentMemberCall({"backward"})),
+                     callExpr(callee(unresolvedLookupExpr(hasAnyDeclaration(
+                         functionDecl(hasName("::torch::autograd::backward"))))))))),
+      byNameOrThroughUnresolvedHelper(
+          stmt(anyOf(optimizerStepCall(), callExpr(dependentMemberCall({"step"}))))),
+      byNameOrThroughUnresolvedHelper(
+          stmt(anyOf(gradClearing(), callExpr(dependentMemberCall({"zero_grad"})),
+                     callExpr(isDependentGradClearing()),
+                     binaryOperator(isDependentGradAssignment()),
+                     callExpr(callee(unresolvedLookupExpr(
+                         hasAnyDeclaration(namedDecl(matchesName("[Zz]ero_?[Gg]rad")))))))))};
   return InUninstantiatedTemplate ? ByName : Resolved;
 }
 

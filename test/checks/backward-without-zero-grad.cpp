@@ -526,6 +526,22 @@ void negativeUninstantiatedManualZero(Model &model, Optim &optimizer, const torc
 }
 
 template <typename Model>
+void clearModelGradients(Model &model) {
+  for (auto &p : model->parameters())
+    p.mutable_grad() = torch::Tensor();
+}
+
+template <typename Model>
+void negativeUninstantiatedHelperZeroes(Model &model, torch::optim::SGD &optimizer,
+                                        const torch::Tensor &x) {
+  for (int i = 0; i < 10; ++i) {
+    clearModelGradients(model);
+    model->forward(x).sum().backward();
+    optimizer.step();
+  }
+}
+
+template <typename Model>
 void negativeGenericLambda(Model &model, torch::optim::Optimizer &optimizer, const torch::Tensor &x) {
   auto step = [&](auto &m) {
     m->zero_grad();
