@@ -60,6 +60,19 @@ bool isOrderedDict(QualType T) { return isRecordNamed(recordOf(T), "OrderedDict"
 bool isOrderedDictItem(QualType T) { return isRecordNamed(recordOf(T), "Item", "OrderedDict"); }
 bool isStdVector(QualType T) { return isRecordNamed(recordOf(T), "vector", "std"); }
 
+/// The boolean argument \p Index of \p CE: true when defaulted, false when not a constant
+/// (a runtime flag may well be false; precision first).
+bool boolArgument(const CallExpr *CE, unsigned Index, ASTContext &Ctx) {
+  if (CE->getNumArgs() <= Index || isa<CXXDefaultArgExpr>(CE->getArg(Index)))
+    return true;
+  const Expr *Arg = CE->getArg(Index)->IgnoreImplicit();
+  // requires_grad(true) on TensorOptions converts to c10::optional<bool>.
+  if (const auto *Construct = dyn_cast<CXXConstructExpr>(Arg); Construct && Construct->getNumArgs() == 1)
+    Arg = Construct->getArg(0);
+  bool Value = false;
+  return !Arg->isValueDependent() && Arg->EvaluateAsBooleanCondition(Value, Ctx) && Value;
+}
+
 /// An in-place tensor operation: what it mutates and how to name it in the message.
 struct InplaceOp {
   const Expr *Target = nullptr;
@@ -251,10 +264,7 @@ private:
       return std::nullopt;
     }
     if (Name == "register_parameter") {
-      bool RequiresGrad = true;
-      if (MCE->getNumArgs() >= 3 && !isa<CXXDefaultArgExpr>(MCE->getArg(2)))
-        MCE->getArg(2)->EvaluateAsBooleanCondition(RequiresGrad, Ctx);
-      return RequiresGrad ? MaybeLeaf(Leaf{LeafKind::Parameter, MCE}) : std::nullopt;
+      return boolArgument(MCE, 2, Ctx) ? MaybeLeaf(Leaf{LeafKind::Parameter, MCE}) : std::nullopt;
     }
     if (isOrderedDictItem(Obj->getType()) && Name == "value")
       return item(Obj, At, Depth + 1);
@@ -296,6 +306,8 @@ private:
     const FunctionDecl *FD = CE->getDirectCallee();
     if (FD && !isInSystemHeader(FD))
       return returnedBy(FD, Depth, Want::Tensor);
+    if (optionsRequestGrad(CE))
+      return Leaf{LeafKind::Created, CE};
     // Factories with requires_grad options, requires_grad_() chains.
     OriginResult R = classifyTensor(CE, Ctx);
     if (R.Kind != TensorOrigin::RequiresGradLeaf)
@@ -303,6 +315,30 @@ private:
     const Stmt *Source = R.Source ? R.Source : CE;
     const auto *Mark = dyn_cast<CXXMemberCallExpr>(Source);
     return Leaf{Mark ? LeafKind::Marked : LeafKind::Created, Source};
+  }
+
+  /// A factory given options built beforehand (`auto opts = torch::TensorOptions()
+  /// .requires_grad(true); torch::randn({3}, opts)`), or torch::autograd::make_variable(t, true).
+  bool optionsRequestGrad(const CallExpr *CE) {
+    const FunctionDecl *FD = CE->getDirectCallee();
+    if (!FD || !FD->getIdentifier() || !isTensorType(CE->getType()))
+      return false;
+    if (FD->getName() == "make_variable")
+      return CE->getNumArgs() >= 2 && !isa<CXXDefaultArgExpr>(CE->getArg(1)) &&
+             boolArgument(CE, 1, Ctx);
+    for (const Expr *Arg : CE->arguments()) {
+      const auto *DRE = dyn_cast<DeclRefExpr>(strip(Arg));
+      const auto *VD = DRE ? dyn_cast<VarDecl>(DRE->getDecl()) : nullptr;
+      if (!VD || !VD->getInit() || !isSameOrDerivedFrom(recordOf(VD->getType()), names::TensorOptions))
+        continue;
+      for (const BoundNodes &B :
+           match(findAll(callExpr(callee(functionDecl(hasName("requires_grad")))).bind("rg")),
+                 *VD->getInit(), Ctx)) {
+        if (boolArgument(B.getNodeAs<CallExpr>("rg"), 0, Ctx))
+          return true;
+      }
+    }
+    return false;
   }
 
   /// A user function returning (a reference to) a leaf: any return statement decides.
@@ -323,13 +359,8 @@ private:
   }
 
   static bool markTurnsOn(const CXXMemberCallExpr *Mark) {
-    StringRef Name = Mark->getMethodDecl()->getName();
-    if (Name == "detach_")
-      return false;
-    bool On = true;
-    if (Mark->getNumArgs() >= 1 && !isa<CXXDefaultArgExpr>(Mark->getArg(0)))
-      Mark->getArg(0)->EvaluateAsBooleanCondition(On, Mark->getMethodDecl()->getASTContext());
-    return On;
+    return Mark->getMethodDecl()->getName() != "detach_" &&
+           boolArgument(Mark, 0, Mark->getMethodDecl()->getASTContext());
   }
 
   bool before(const Stmt *A, const Stmt *B) const {

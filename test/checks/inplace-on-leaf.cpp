@@ -245,6 +245,56 @@ void positiveWhileLoop(Net &model) {
   // CHECK: :[[@LINE-4]]:17: note: module parameters
 }
 
+void positiveOptionsVariable() {
+  auto options = torch::TensorOptions().dtype(torch::kFloat32).requires_grad(true);
+  auto w = torch::randn({3, 3}, options);
+  w.mul_(0.01);
+  // CHECK: :[[@LINE-1]]:5: warning: in-place 'mul_' on leaf tensor 'w' that requires grad
+  // CHECK: :[[@LINE-3]]:12: note: the tensor was created with requires_grad here
+}
+
+struct LinearRegression {
+  torch::Tensor w = torch::zeros({1}, torch::requires_grad());
+  torch::Tensor b;
+  LinearRegression() { b = torch::zeros({1}).requires_grad_(); }
+};
+
+void positivePlainStructFields(LinearRegression &model, double lr) {
+  model.w -= lr * model.w.grad();
+  // CHECK: :[[@LINE-1]]:11: warning: in-place '-=' on leaf tensor 'model.w' that requires grad
+  // CHECK: :[[@LINE-8]]:21: note: the tensor was created with requires_grad here
+  model.b.sub_(lr * model.b.grad());
+  // CHECK: :[[@LINE-1]]:11: warning: in-place 'sub_' on leaf tensor 'model.b'
+  // CHECK: :[[@LINE-9]]:28: note: the tensor was marked as requiring grad here
+}
+
+void positiveInitThroughModules(Net &model) {
+  for (auto &m : model->modules())
+    if (auto *linear = m->as<torch::nn::Linear>())
+      linear->weight.normal_(0, 0.02);
+  // CHECK: :[[@LINE-1]]:22: warning: in-place 'normal_' on leaf tensor 'linear->weight'
+}
+
+torch::Tensor &firstWeight(Net &net) { return net->fc->weight; }
+
+void positiveReturnedParameter(Net &model) {
+  firstWeight(model).zero_();
+  // CHECK: :[[@LINE-1]]:22: warning: in-place 'zero_' on leaf tensor 'firstWeight(model)'
+  // CHECK: :[[@LINE-5]]:47: note: module parameters
+}
+
+template <typename Params>
+void scaleAll(const Params &params, double factor) {
+  for (const auto &p : params)
+    p.mul_(factor);
+  // CHECK: :[[@LINE-1]]:7: warning: in-place 'mul_' on leaf tensor 'p'
+  // CHECK: :[[@LINE+4]]:12: note: module parameters
+}
+
+void positiveTemplateHelperOverParameters(Net &model) {
+  scaleAll(model->parameters(), 0.5);
+}
+
 // ---- traps: none of these throws ----------------------------------------------------------
 
 void negativeManualSgdOfficialStyle(Net &model, double lr) {
@@ -382,6 +432,37 @@ void negativeBuffersAndStats(torch::nn::BatchNorm1d &bn, Net &model) {
   bn->running_var.fill_(1);
   for (auto &b : model->buffers())
     b.zero_();
+}
+
+void negativeInitializedBeforeMarked() {
+  auto w = torch::empty({3, 3});
+  w.uniform_(-0.1, 0.1);
+  w.requires_grad_();
+  auto b = torch::zeros({3});
+  b.fill_(0.01);
+  b.set_requires_grad(true);
+}
+
+void negativeRuntimeFlag(bool trainable) {
+  auto w = torch::randn({3});
+  w.requires_grad_(trainable);
+  w.add_(1);
+}
+
+void negativeApplyUnderGuard(Net &model) {
+  torch::NoGradGuard no_grad;
+  model->apply([](torch::nn::Module &m) {
+    if (auto *linear = m.as<torch::nn::Linear>()) {
+      linear->weight.normal_(0, 0.02);
+      linear->bias.zero_();
+    }
+  });
+}
+
+void guardedInit(Net &model) {
+  torch::NoGradGuard no_grad;
+  for (auto &p : model->parameters())
+    p.uniform_(-0.1, 0.1);
 }
 
 void negativeAssignmentRebindsHandle(torch::nn::Linear &fc) {
