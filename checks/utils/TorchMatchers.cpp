@@ -219,6 +219,9 @@ const Stmt *enclosingLoop(const Stmt *S, ASTContext &Ctx) {
     if (const auto *D = P.get<Decl>()) {
       if (isa<FunctionDecl>(D) && !isLambdaCallOperator(D))
         return nullptr;
+      // A lambda's body hangs off its call operator and closure class: keep walking.
+      if (const auto *RD = dyn_cast<CXXRecordDecl>(D); RD && RD->isLambda())
+        continue;
       if (isa<CXXRecordDecl>(D) || isa<NamespaceDecl>(D) || isa<TranslationUnitDecl>(D))
         return nullptr;
     }
