@@ -1,0 +1,190 @@
+// RUN: %tidy --checks='-*,torch-host-device-copy-in-loop' %s -- %torch_flags 2>&1 | %filecheck %s
+#include <torch/torch.h>
+
+struct NetImpl : torch::nn::Module {
+  NetImpl() : fc(register_module("fc", torch::nn::Linear(8, 1))) {}
+  torch::Tensor forward(torch::Tensor x) { return fc->forward(x); }
+  torch::nn::Linear fc;
+};
+TORCH_MODULE(Net);
+
+using Dataset = torch::data::datasets::TensorDataset;
+
+void positiveInvariantTensor(torch::Device device, torch::Tensor x) {
+  torch::Tensor weights = torch::randn({8});
+  for (int i = 0; i < 10; ++i) {
+    auto w = weights.to(device);
+    // CHECK: :[[@LINE-1]]:22: warning: loop-invariant tensor 'weights' is copied to the device on every iteration; consider moving it once before the loop [torch-host-device-copy-in-loop]
+    // CHECK: :[[@LINE-3]]:3: note: loop starts here
+    // CHECK: :[[@LINE-5]]:17: note: 'weights' is declared here
+    x = x * w;
+  }
+}
+
+void positiveModuleMovedEveryIteration(Net model, torch::Device device) {
+  for (int epoch = 0; epoch < 3; ++epoch) {
+    model->to(device);
+    // CHECK: :[[@LINE-1]]:12: warning: module 'model' is moved to the device on every iteration; consider moving it once before the loop [torch-host-device-copy-in-loop]
+    // CHECK: :[[@LINE-3]]:3: note: loop starts here
+    // CHECK: :[[@LINE-5]]:44: note: 'model' is declared here
+  }
+}
+
+void positiveSharedPtrModuleCuda(std::shared_ptr<NetImpl> net) {
+  int step = 0;
+  while (step++ < 5)
+    net->to(torch::kCUDA);
+  // CHECK: :[[@LINE-1]]:10: warning: module 'net' is moved to the device on every iteration; consider moving it once before the loop [torch-host-device-copy-in-loop]
+  // CHECK: :[[@LINE-3]]:3: note: loop starts here
+  // CHECK: :[[@LINE-6]]:59: note: 'net' is declared here
+}
+
+void positiveFactoryMovedEachIteration(torch::Device device, torch::Tensor x) {
+  for (int i = 0; i < 10; ++i) {
+    auto noise = torch::randn({8}).to(device);
+    // CHECK: :[[@LINE-1]]:36: warning: tensor created on the host and copied to the device on every iteration; consider creating it on the device with 'torch::TensorOptions().device(...)' [torch-host-device-copy-in-loop]
+    // CHECK: :[[@LINE-3]]:3: note: loop starts here
+    auto mask = torch::ones({8}).cuda();
+    // CHECK: :[[@LINE-1]]:34: warning: tensor created on the host and copied to the device on every iteration; consider creating it on the device with 'torch::TensorOptions().device(...)' [torch-host-device-copy-in-loop]
+    // CHECK: :[[@LINE-6]]:3: note: loop starts here
+    x = x + noise * mask;
+  }
+}
+
+void positiveRoundTrip(torch::Device device, torch::Tensor state) {
+  for (int i = 0; i < 10; ++i) {
+    state = state * 2;
+    auto host = state.cpu();
+    auto clipped = host.clamp(0, 1);
+    state = clipped.to(device);
+    // CHECK: :[[@LINE-1]]:21: warning: tensor makes a device -> host -> device round trip on every iteration; consider keeping it on the device [torch-host-device-copy-in-loop]
+    // CHECK: :[[@LINE-4]]:23: note: copied to the host here
+    // CHECK: :[[@LINE-7]]:3: note: loop starts here
+  }
+}
+
+struct Trainer {
+  Net model_;
+  torch::Tensor class_weights_;
+  torch::Device device_{torch::kCPU};
+  torch::Tensor step(torch::Tensor x) {
+    torch::Tensor total = torch::zeros({1});
+    for (int i = 0; i < 4; ++i)
+      total = total + (model_->forward(x) * class_weights_.to(device_)).sum();
+    // CHECK: :[[@LINE-1]]:60: warning: loop-invariant tensor 'class_weights_' is copied to the device on every iteration; consider moving it once before the loop [torch-host-device-copy-in-loop]
+    // CHECK: :[[@LINE-3]]:5: note: loop starts here
+    // CHECK: :[[@LINE-8]]:17: note: 'class_weights_' is declared here
+    return total;
+  }
+};
+
+template <typename Model>
+void positiveTemplate(Model &model, torch::Tensor bias, torch::Device device) {
+  for (int i = 0; i < 3; ++i) {
+    auto b = bias.to(device);
+    // CHECK: :[[@LINE-1]]:19: warning: loop-invariant tensor 'bias' is copied to the device on every iteration; consider moving it once before the loop [torch-host-device-copy-in-loop]
+    // CHECK: :[[@LINE-3]]:3: note: loop starts here
+    // CHECK: :[[@LINE-5]]:51: note: 'bias' is declared here
+    model->forward(b.expand({2, 8}));
+  }
+}
+template void positiveTemplate<Net>(Net &, torch::Tensor, torch::Device);
+
+void positiveLambdaInLoop(torch::Tensor table, torch::Device device) {
+  std::vector<torch::Tensor> out;
+  for (int i = 0; i < 3; ++i) {
+    auto lookup = [&] { return table.to(device); };
+    // CHECK: :[[@LINE-1]]:38: warning: loop-invariant tensor 'table' is copied to the device on every iteration; consider moving it once before the loop [torch-host-device-copy-in-loop]
+    // CHECK: :[[@LINE-3]]:3: note: loop starts here
+    // CHECK: :[[@LINE-6]]:41: note: 'table' is declared here
+    out.push_back(lookup());
+  }
+}
+
+// ---- negatives -------------------------------------------------------------------------
+
+void negativeBatchesMovedPerIteration(Net model, torch::Device device) {
+  auto loader = torch::data::make_data_loader(
+      Dataset(torch::randn({64, 8})).map(torch::data::transforms::Stack<torch::data::TensorExample>()),
+      16);
+  for (auto &batch : *loader) {
+    auto data = batch.data.to(device);
+    model->forward(data);
+  }
+}
+
+void negativeReassignedEachIteration(std::vector<torch::Tensor> &inputs, torch::Device device) {
+  torch::Tensor x;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    x = inputs[i];
+    x = x.to(device);
+    auto y = inputs[i].to(device);
+  }
+}
+
+void negativeDtypeOnly(torch::Tensor weights, torch::Tensor x) {
+  for (int i = 0; i < 10; ++i) {
+    auto w = weights.to(torch::kFloat);
+    auto d = weights.to(torch::kDouble, /*non_blocking=*/false);
+    x = x + w;
+  }
+}
+
+void negativeLikeInheritsDevice(torch::Tensor x, torch::Device device) {
+  for (int i = 0; i < 10; ++i) {
+    auto z = torch::zeros_like(x).to(device);
+    x = x + z;
+  }
+}
+
+void negativeLoggingCopies(Net model, torch::optim::SGD &opt, torch::Tensor x, torch::Tensor y) {
+  std::vector<float> history;
+  for (int i = 0; i < 10; ++i) {
+    opt.zero_grad();
+    auto loss = torch::mse_loss(model->forward(x), y);
+    loss.backward();
+    opt.step();
+    auto logged = loss.detach().cpu();
+    history.push_back(logged.item<float>());
+    auto out = model->forward(x).cpu();
+  }
+}
+
+void negativeHoisted(Net model, torch::Tensor weights, torch::Device device) {
+  model->to(device);
+  auto w = weights.to(device);
+  auto noise = torch::randn({8}, torch::TensorOptions().device(device));
+  for (int i = 0; i < 10; ++i)
+    model->forward(w + noise);
+}
+
+void negativeEachModuleOnce(std::vector<Net> &models, torch::Device device) {
+  for (auto &m : models)
+    m->to(device);
+}
+
+void negativeTensorFromPerIterationData(torch::Device device) {
+  for (int i = 0; i < 4; ++i) {
+    std::vector<float> values(8, static_cast<float>(i));
+    auto t = torch::tensor(values).to(device);
+    auto r = torch::full({8}, i).to(device);
+  }
+}
+
+void negativeOutsideLoop(torch::Tensor weights, torch::Device device) {
+  auto w = weights.to(device);
+  auto n = torch::randn({8}).to(device);
+}
+
+void negativeMovedThenAssigned(torch::Tensor state, torch::Device device) {
+  for (int i = 0; i < 3; ++i)
+    state = state.to(device) * 2;
+}
+
+void refill(torch::Tensor &t);
+void negativeRefilledByReference(torch::Tensor buffer, torch::Device device) {
+  for (int i = 0; i < 3; ++i) {
+    refill(buffer);
+    auto b = buffer.to(device);
+  }
+}
