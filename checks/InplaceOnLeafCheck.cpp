@@ -217,8 +217,11 @@ public:
       return freeCall(CE, At, Depth);
     if (const auto *DRE = dyn_cast<DeclRefExpr>(E))
       return var(dyn_cast<VarDecl>(DRE->getDecl()), At, Depth, Want::Tensor);
-    if (const auto *ME = dyn_cast<MemberExpr>(E))
+    if (const auto *ME = dyn_cast<MemberExpr>(E)) {
+      if (const Stmt *Value = lastEventBefore(ME, At))
+        return eventValue(Value, At, Depth, Want::Tensor);
       return field(ME, Depth, Want::Tensor);
+    }
     if (const auto *CO = dyn_cast<ConditionalOperator>(E)) {
       if (MaybeLeaf L = tensor(CO->getTrueExpr(), At, Depth + 1))
         return L;
@@ -367,22 +370,26 @@ private:
     return SM.isBeforeInTranslationUnit(A->getEndLoc(), B->getBeginLoc());
   }
 
-  /// The last assignment to, or requires_grad mark on, \p VD in \p Body before \p At.
-  /// Returns the assigned value or the mark; null when there is none.
-  const Stmt *lastEventBefore(const VarDecl *VD, const Stmt *Body, const Stmt *At) {
-    auto Ref = declRefExpr(to(varDecl(equalsNode(VD))));
+  /// The last assignment to, or requires_grad mark on, a \p Target expression in \p Body
+  /// before \p At (\p Same picks the matches that denote the same tensor). Returns the
+  /// assigned value or the mark; null when there is none.
+  const Stmt *lastEventBefore(const clang::ast_matchers::internal::Matcher<Expr> &Target,
+                              llvm::function_ref<bool(const Expr *)> Same, const Stmt *Body,
+                              const Stmt *At) {
     const Stmt *Last = nullptr;
     const Stmt *LastValue = nullptr;
     for (const BoundNodes &B : match(
              findAll(stmt(anyOf(
                  cxxOperatorCallExpr(hasOverloadedOperatorName("="),
-                                     hasArgument(0, ignoringParenImpCasts(Ref)))
+                                     hasArgument(0, ignoringParenImpCasts(expr(Target).bind("target"))))
                      .bind("assign"),
-                 cxxMemberCallExpr(on(ignoringParenImpCasts(Ref)),
+                 cxxMemberCallExpr(on(ignoringParenImpCasts(expr(Target).bind("target"))),
                                    callee(cxxMethodDecl(hasAnyName(
                                        "requires_grad_", "set_requires_grad", "detach_"))))
                      .bind("mark")))),
              *Body, Ctx)) {
+      if (!Same(B.getNodeAs<Expr>("target")))
+        continue;
       const Stmt *Event = B.getNodeAs<Stmt>("assign");
       const Stmt *Value = Event ? cast<CXXOperatorCallExpr>(Event)->getArg(1) : nullptr;
       if (!Event)
@@ -393,6 +400,28 @@ private:
       LastValue = Value;
     }
     return LastValue;
+  }
+
+  const Stmt *lastEventBefore(const VarDecl *VD, const Stmt *Body, const Stmt *At) {
+    return lastEventBefore(declRefExpr(to(varDecl(equalsNode(VD)))),
+                           [](const Expr *) { return true; }, Body, At);
+  }
+
+  /// `fc->weight.set_requires_grad(false)` earlier in the function: the same member
+  /// expression, spelled the same way, decides.
+  const Stmt *lastEventBefore(const MemberExpr *ME, const Stmt *At) {
+    const FunctionDecl *FD = enclosingFunction(At, Ctx);
+    if (!FD || !FD->hasBody())
+      return nullptr;
+    return lastEventBefore(memberExpr(member(equalsNode(ME->getMemberDecl()))),
+                           [&](const Expr *E) { return sameExpr(E, ME); }, FD->getBody(), At);
+  }
+
+  bool sameExpr(const Expr *A, const Expr *B) const {
+    llvm::FoldingSetNodeID IA, IB;
+    strip(A)->Profile(IA, Ctx, /*Canonical=*/true);
+    strip(B)->Profile(IB, Ctx, /*Canonical=*/true);
+    return IA == IB;
   }
 
   /// A value an event gave the variable: a mark decides by itself, an assignment by its
@@ -429,13 +458,40 @@ private:
     if (const CXXForRangeStmt *For = rangeForOf(VD, Ctx)) {
       const Expr *Range = For->getRangeInit();
       if (W == Want::Tensor)
-        return container(Range, For, Depth + 1);
+        return frozenBefore(For) ? std::nullopt : container(Range, For, Depth + 1);
       if (W == Want::Item)
         return dict(Range, For, Depth + 1);
       return std::nullopt;
     }
     // A default-constructed tensor is undefined, not a leaf.
     return VD->getInit() ? want(W, VD->getInit(), VD->getInit(), Depth + 1) : std::nullopt;
+  }
+
+  /// `for (auto &p : model->parameters()) p.requires_grad_(false);` earlier in the function
+  /// froze what \p For iterates over (the last such loop over the same range decides).
+  bool frozenBefore(const CXXForRangeStmt *For) {
+    const FunctionDecl *FD = enclosingFunction(For, Ctx);
+    if (!FD || !FD->hasBody())
+      return false;
+    bool Frozen = false;
+    const Stmt *Last = nullptr;
+    for (const BoundNodes &B : match(findAll(cxxForRangeStmt().bind("loop")), *FD->getBody(), Ctx)) {
+      const auto *Other = B.getNodeAs<CXXForRangeStmt>("loop");
+      if (Other == For || !before(Other, For) || (Last && !before(Last, Other)) ||
+          !sameExpr(Other->getRangeInit(), For->getRangeInit()))
+        continue;
+      auto Marks = match(
+          findAll(cxxMemberCallExpr(on(ignoringParenImpCasts(declRefExpr(
+                                        to(varDecl(equalsNode(Other->getLoopVariable())))))),
+                                    callee(cxxMethodDecl(hasAnyName("requires_grad_", "set_requires_grad"))))
+                      .bind("mark")),
+          *Other->getBody(), Ctx);
+      if (Marks.empty())
+        continue;
+      Last = Other;
+      Frozen = !markTurnsOn(Marks.back().getNodeAs<CXXMemberCallExpr>("mark"));
+    }
+    return Frozen;
   }
 
   /// A function parameter: a leaf when some caller outside a no-grad scope passes one.

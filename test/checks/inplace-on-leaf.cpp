@@ -465,6 +465,31 @@ void guardedInit(Net &model) {
     p.uniform_(-0.1, 0.1);
 }
 
+void negativeFrozenEmbedding(torch::Tensor pretrained) {
+  torch::nn::Embedding embedding(10, 4);
+  embedding->weight.set_requires_grad(false);
+  embedding->weight.copy_(pretrained);
+}
+
+void positiveCopyBeforeFreezing(torch::Tensor pretrained) {
+  torch::nn::Embedding embedding(10, 4);
+  embedding->weight.copy_(pretrained);
+  // CHECK: :[[@LINE-1]]:21: warning: in-place 'copy_' on leaf tensor 'embedding->weight' that requires grad
+  embedding->weight.set_requires_grad(false);
+}
+
+void negativeFrozenParameters(Net &model) {
+  for (auto &p : model->parameters())
+    p.requires_grad_(false);
+  for (auto &p : model->parameters())
+    p.mul_(0.5);
+}
+
+void negativeReplacedField(torch::nn::Linear &fc) {
+  fc->weight = torch::zeros({1, 4});
+  fc->weight.add_(1);
+}
+
 void negativeAssignmentRebindsHandle(torch::nn::Linear &fc) {
   torch::Tensor w = fc->weight;
   w = torch::zeros({1, 4});
