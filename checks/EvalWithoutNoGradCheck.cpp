@@ -194,11 +194,13 @@ Flow analyzeFlow(const Stmt *Loop, const FunctionDecl *Inner, const FunctionDecl
     if (!VD || Tainted.count(VD) || !canHoldGraph(VD->getType()) ||
         contains(LoopRange, VD->getLocation(), SM))
       continue;
-    // In-place tensor methods are const members of at::Tensor: the analyzer misses them.
+    // In-place tensor methods are const members of at::Tensor: the analyzer misses them,
+    // also on a view of the variable (`outputs.select(0, i).copy_(y)`).
+    auto Ref = declRefExpr(to(varDecl(equalsNode(VD))));
     bool Written = Mutations.isMutated(VD) ||
                    !match(findAll(cxxMemberCallExpr(
                               callee(cxxMethodDecl(matchesName("_$"))),
-                              on(ignoringParenImpCasts(declRefExpr(to(varDecl(equalsNode(VD)))))))),
+                              on(expr(anyOf(Ref, hasDescendant(Ref)))))),
                           *Body, Ctx)
                         .empty();
     if (Written)
