@@ -255,10 +255,13 @@ int main(int argc, const char **argv) {
 
   bool Internal = false;
   std::string DowngradeWarnedFor;
-  for (const JobResult &Problem : P->Problems)
-    Report.Notifications.push_back(
-        {Problem.Problem == "no such file" ? "missing-file" : "no-compile-command", Problem.File,
-         Problem.Problem, {}});
+  for (const JobResult &Problem : P->Problems) {
+    StringRef Why = Problem.Problem;
+    Report.Notifications.push_back({Why == "no such file"                  ? "missing-file"
+                                    : Why.startswith("no compile command") ? "no-compile-command"
+                                                                           : "no-match",
+                                    Problem.File, Problem.Problem, {}});
+  }
   std::set<std::tuple<std::string, std::string, unsigned, std::string>> Seen;
   for (WorkerOutcome &O : Outcomes) {
     JobResult &R = O.Result;
