@@ -684,21 +684,79 @@ bool gradModeSwitchedOff(const Stmt *S, const FunctionDecl *FD, ASTContext &Ctx)
   return Last && Last->getArg(0)->EvaluateAsBooleanCondition(Enabled, Ctx) && !Enabled;
 }
 
-/// Whether autograd is off where \p S runs: a guard in scope (or in every caller), a
-/// GradMode switch, or a lambda invoked under a guard.
+/// The variable a lambda is stored in (`auto init = [](torch::nn::Module &m) {...};`).
+const VarDecl *variableHolding(const CXXMethodDecl *CallOperator, ASTContext &Ctx) {
+  if (!CallOperator->getBody())
+    return nullptr;
+  DynTypedNode N = DynTypedNode::create(*CallOperator->getBody());
+  bool SeenLambda = false;
+  for (auto Parents = Ctx.getParents(N); !Parents.empty(); Parents = Ctx.getParents(N)) {
+    N = Parents[0];
+    if (const auto *VD = N.get<VarDecl>())
+      return SeenLambda ? VD : nullptr;
+    if (N.get<LambdaExpr>()) {
+      SeenLambda = true;
+      continue;
+    }
+    const auto *E = N.get<Expr>();
+    // Past the lambda, only the implicit wrappers of an initializer may come before the variable.
+    if (SeenLambda && (!E || (!isa<ImplicitCastExpr>(E) && !isa<FullExpr>(E) &&
+                              !isa<MaterializeTemporaryExpr>(E) && !isa<CXXBindTemporaryExpr>(E) &&
+                              !isa<CXXConstructExpr>(E))))
+      return nullptr;
+  }
+  return nullptr;
+}
+
+/// A function handed over rather than called (`model->apply(init_weights)`) runs where it
+/// is handed over: is some such use inside a no-grad scope?
+bool passedUnderNoGrad(const FunctionDecl *FD, ASTContext &Ctx) {
+  const ValueDecl *Passed = FD->getCanonicalDecl();
+  if (const auto *MD = dyn_cast<CXXMethodDecl>(FD); MD && MD->getParent()->isLambda())
+    Passed = variableHolding(MD, Ctx);
+  if (!Passed)
+    return false;
+  bool Found = false;
+  forEachUserDecl(Ctx, [&](Decl *D) {
+    if (Found)
+      return;
+    for (const BoundNodes &B :
+         match(decl(forEachDescendant(declRefExpr(to(valueDecl(equalsNode(Passed)))).bind("use"))), *D, Ctx)) {
+      const auto *Use = B.getNodeAs<DeclRefExpr>("use");
+      auto Parents = Ctx.getParents(*Use);
+      const Expr *Parent = Parents.empty() ? nullptr : Parents[0].get<Expr>();
+      // Direct calls were already judged by inNoGradScope through callersOf.
+      if (const auto *Cast = dyn_cast_or_null<ImplicitCastExpr>(Parent); Cast && Cast->getCastKind() == CK_FunctionToPointerDecay) {
+        auto Grand = Ctx.getParents(*Cast);
+        const auto *Call = Grand.empty() ? nullptr : Grand[0].get<CallExpr>();
+        if (Call && Call->getCallee()->IgnoreParenImpCasts() == Use)
+          continue;
+      }
+      if (inNoGradScope(Use, Ctx)) {
+        Found = true;
+        return;
+      }
+    }
+  });
+  return Found;
+}
+
+/// Whether autograd is off where \p S runs: a guard in scope (or around a caller), a
+/// GradMode switch, or a lambda or function invoked or handed over under a guard.
 bool autogradOff(const Stmt *S, ASTContext &Ctx) {
   if (inNoGradScope(S, Ctx))
     return true;
   const FunctionDecl *FD = enclosingFunction(S, Ctx);
-  if (gradModeSwitchedOff(S, FD, Ctx))
+  if (!FD || gradModeSwitchedOff(S, FD, Ctx))
+    return FD != nullptr;
+  const auto *MD = dyn_cast<CXXMethodDecl>(FD);
+  if (MD && MD->getParent()->isLambda() &&
+      llvm::any_of(callersOf(MD, Ctx), [&](const CallExpr *Call) {
+        return inNoGradScope(Call, Ctx) ||
+               gradModeSwitchedOff(Call, enclosingFunction(Call, Ctx), Ctx);
+      }))
     return true;
-  const auto *MD = dyn_cast_or_null<CXXMethodDecl>(FD);
-  if (!MD || !MD->getParent()->isLambda())
-    return false;
-  return llvm::any_of(callersOf(MD, Ctx), [&](const CallExpr *Call) {
-    return inNoGradScope(Call, Ctx) ||
-           gradModeSwitchedOff(Call, enclosingFunction(Call, Ctx), Ctx);
-  });
+  return passedUnderNoGrad(FD, Ctx);
 }
 
 std::string sourceText(const Expr *E, ASTContext &Ctx) {

@@ -532,3 +532,30 @@ void negativeOfficialTrainingLoop() {
   for (auto &p : model->parameters())
     p.clamp_(-1, 1);
 }
+
+void initWeights(torch::nn::Module &m) {
+  for (auto &p : m.named_parameters())
+    p.value().normal_(0, 0.02);
+}
+
+void negativeInitHandedOverUnderGuard(Net &model) {
+  torch::NoGradGuard no_grad;
+  model->apply(initWeights);
+}
+
+void negativeStoredLambdaHandedOverUnderGuard(Net &model) {
+  auto init = [](torch::nn::Module &m) {
+    if (auto *linear = m.as<torch::nn::Linear>())
+      linear->weight.uniform_(-0.1, 0.1);
+  };
+  torch::NoGradGuard no_grad;
+  model->apply(init);
+}
+
+void initWeightsUnguarded(torch::nn::Module &m) {
+  for (auto &p : m.named_parameters())
+    p.value().normal_(0, 0.02);
+  // CHECK: :[[@LINE-1]]:15: warning: in-place 'normal_' on leaf tensor 'p.value()'
+}
+
+void positiveInitHandedOverWithoutGuard(Net &model) { model->apply(initWeightsUnguarded); }
