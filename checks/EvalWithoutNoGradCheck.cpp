@@ -179,44 +179,73 @@ struct Flow {
   bool EscapesToMember = false;
 };
 
-/// Graph-holding variables declared outside \p Loop that its body writes, followed through
-/// the enclosing function to gradient consumers, returns, out-parameters and members.
-Flow analyzeFlow(const Stmt *Loop, const FunctionDecl *Inner, const FunctionDecl *Outer,
-                 ASTContext &Ctx) {
-  Flow Result;
+/// A call of a non-const method, or of an in-place tensor method (those are const members).
+clang::ast_matchers::internal::Matcher<CXXMemberCallExpr> writingMethod() {
+  return callee(cxxMethodDecl(anyOf(unless(isConst()), matchesName("_$"))));
+}
+
+/// The definition of a function of user code with a body, or null.
+const FunctionDecl *userDefinition(const FunctionDecl *FD) {
+  const FunctionDecl *Def = FD ? FD->getDefinition() : nullptr;
+  return Def && Def->hasBody() && !isInSystemHeader(Def) ? Def : nullptr;
+}
+
+/// Adds to \p Tainted the graph-holding variables declared outside \p Local (and, for a
+/// callee body, not its own locals or parameters) that \p Scope writes; notes member writes.
+void collectWrittenState(const Stmt *Scope, SourceRange Local, const FunctionDecl *Callee,
+                         VarSet &Tainted, Flow &Result, ASTContext &Ctx) {
   const SourceManager &SM = Ctx.getSourceManager();
-  const Stmt *Body = loopBody(Loop);
-  SourceRange LoopRange = Loop->getSourceRange();
-  ExprMutationAnalyzer Mutations(*Body, Ctx);
-  VarSet Tainted;
-  for (const BoundNodes &B : match(findAll(declRefExpr().bind("ref")), *Body, Ctx)) {
+  ExprMutationAnalyzer Mutations(*Scope, Ctx);
+  for (const BoundNodes &B : match(findAll(declRefExpr().bind("ref")), *Scope, Ctx)) {
     const auto *VD = dyn_cast<VarDecl>(B.getNodeAs<DeclRefExpr>("ref")->getDecl());
     if (!VD || Tainted.count(VD) || !canHoldGraph(VD->getType()) ||
-        contains(LoopRange, VD->getLocation(), SM))
+        contains(Local, VD->getLocation(), SM) || (Callee && VD->getDeclContext() == Callee))
       continue;
     // In-place tensor methods are const members of at::Tensor: the analyzer misses them,
     // also on a view of the variable (`outputs.select(0, i).copy_(y)`).
     auto Ref = declRefExpr(to(varDecl(equalsNode(VD))));
     bool Written = Mutations.isMutated(VD) ||
-                   !match(findAll(cxxMemberCallExpr(
-                              callee(cxxMethodDecl(matchesName("_$"))),
-                              on(expr(anyOf(Ref, hasDescendant(Ref)))))),
-                          *Body, Ctx)
+                   !match(findAll(cxxMemberCallExpr(callee(cxxMethodDecl(matchesName("_$"))),
+                                                    on(expr(anyOf(Ref, hasDescendant(Ref)))))),
+                          *Scope, Ctx)
                         .empty();
     if (Written)
       Tainted.insert(VD);
   }
   // A graph-holding member written in the loop outlives the call.
-  auto MemberWrite = memberExpr(hasObjectExpression(ignoringParenImpCasts(cxxThisExpr())));
-  auto Writing = callee(cxxMethodDecl(anyOf(unless(isConst()), matchesName("_$"))));
+  auto MemberWrite = memberExpr(hasObjectExpression(ignoringParenImpCasts(cxxThisExpr()))).bind("m");
   for (const BoundNodes &B : match(
            findAll(stmt(anyOf(
-               binaryOperator(isAssignmentOperator(), hasLHS(ignoringParenImpCasts(MemberWrite.bind("m")))),
-               cxxOperatorCallExpr(isAssignmentOperator(), hasArgument(0, ignoringParenImpCasts(MemberWrite.bind("m")))),
-               cxxMemberCallExpr(on(ignoringParenImpCasts(MemberWrite.bind("m"))), Writing)))),
-           *Body, Ctx))
+               binaryOperator(isAssignmentOperator(), hasLHS(ignoringParenImpCasts(MemberWrite))),
+               cxxOperatorCallExpr(isAssignmentOperator(), hasArgument(0, ignoringParenImpCasts(MemberWrite))),
+               cxxMemberCallExpr(on(ignoringParenImpCasts(MemberWrite)), writingMethod())))),
+           *Scope, Ctx))
     if (canHoldGraph(B.getNodeAs<MemberExpr>("m")->getType()))
       Result.Escapes = Result.EscapesToMember = true;
+}
+
+/// Graph-holding variables declared outside \p Loop that its body writes, followed through
+/// the enclosing function to gradient consumers, returns, out-parameters and members.
+Flow analyzeFlow(const Stmt *Loop, const FunctionDecl *Inner, const FunctionDecl *Outer,
+                 ASTContext &Ctx) {
+  Flow Result;
+  VarSet Tainted;
+  collectWrittenState(loopBody(Loop), Loop->getSourceRange(), nullptr, Tainted, Result, Ctx);
+  // Helpers and lambdas the loop calls may stash outputs in captured or member state
+  // (REINFORCE: log-probs saved per step, backpropagated at the episode's end).
+  llvm::SmallPtrSet<const FunctionDecl *, 8> Visited;
+  llvm::SmallVector<std::pair<const Stmt *, unsigned>, 8> Work{{loopBody(Loop), 2}};
+  while (!Work.empty()) {
+    auto [Scope, Depth] = Work.pop_back_val();
+    for (const BoundNodes &B : match(findAll(callExpr().bind("call")), *Scope, Ctx)) {
+      const FunctionDecl *Def = userDefinition(B.getNodeAs<CallExpr>("call")->getDirectCallee());
+      if (!Def || !Visited.insert(Def).second)
+        continue;
+      collectWrittenState(Def->getBody(), Def->getBody()->getSourceRange(), Def, Tainted, Result, Ctx);
+      if (Depth > 1)
+        Work.push_back({Def->getBody(), Depth - 1});
+    }
+  }
 
   const Stmt *FnBody = Outer ? Outer->getBody() : nullptr;
   if (Tainted.empty() || !FnBody)
@@ -232,7 +261,7 @@ Flow analyzeFlow(const Stmt *Loop, const FunctionDecl *Inner, const FunctionDecl
     for (const BoundNodes &B : match(
              findAll(stmt(anyOf(binaryOperator(isAssignmentOperator(), hasLHS(Target)),
                                 cxxOperatorCallExpr(isAssignmentOperator(), hasArgument(0, Target)),
-                                cxxMemberCallExpr(on(Target), Writing)))
+                                cxxMemberCallExpr(on(Target), writingMethod())))
                          .bind("write")),
              *FnBody, Ctx)) {
       const auto *Target = B.getNodeAs<VarDecl>("target");
@@ -249,8 +278,8 @@ Flow analyzeFlow(const Stmt *Loop, const FunctionDecl *Inner, const FunctionDecl
       Result.ReachesGradient = true;
   for (const BoundNodes &B : match(findAll(callExpr().bind("call")), *FnBody, Ctx)) {
     const auto *Call = B.getNodeAs<CallExpr>("call");
-    const FunctionDecl *Def = Call->getDirectCallee() ? Call->getDirectCallee()->getDefinition() : nullptr;
-    if (Def && Def->hasBody() && !isInSystemHeader(Def) && referencesAny(Call, Tainted, Ctx) &&
+    const FunctionDecl *Def = userDefinition(Call->getDirectCallee());
+    if (Def && (referencesAny(Call, Tainted, Ctx) || referencesAny(Def->getBody(), Tainted, Ctx)) &&
         findReachable(Def->getBody(), gradientConsumer(), Ctx, 2))
       Result.ReachesGradient = true;
   }

@@ -568,3 +568,33 @@ torch::Tensor negativeUnrolledSequenceReturned(Net &cell, const std::vector<torc
     outputs.push_back(cell->forward(x));
   return torch::stack(outputs);
 }
+
+// Policy gradient: each step's log-probability is stashed by a lambda and backpropagated
+// when the episode ends, outside the step loop.
+void negativeEpisodeStepsBackpropagatedLater(Net &policy, torch::optim::Adam &optimizer) {
+  std::vector<torch::Tensor> log_probs;
+  std::vector<float> rewards;
+  auto act = [&](const torch::Tensor &state) {
+    auto probs = torch::softmax(policy->forward(state), -1);
+    auto action = probs.multinomial(1).item<int64_t>();
+    log_probs.push_back(probs[action].log());
+    return action;
+  };
+  auto finishEpisode = [&] {
+    auto loss = -torch::stack(log_probs).sum();
+    optimizer.zero_grad();
+    loss.backward();
+    optimizer.step();
+    log_probs.clear();
+    rewards.clear();
+  };
+  for (int episode = 0; episode < 10; ++episode) {
+    auto state = torch::randn({4});
+    for (int t = 0; t < 100; ++t) {
+      auto action = act(state);
+      rewards.push_back(static_cast<float>(action));
+      state = torch::randn({4});
+    }
+    finishEpisode();
+  }
+}
