@@ -258,8 +258,11 @@ private:
     StringRef Name = MD->getName();
     const Expr *Obj = MCE->getImplicitObjectArgument();
     if (isTensorRecord(MD->getParent())) {
+      // `(a * b).requires_grad_()` on a graph-attached result leaves it a non-leaf.
       if (Name == "requires_grad_" || Name == "set_requires_grad")
-        return markTurnsOn(MCE) ? MaybeLeaf(Leaf{LeafKind::Marked, MCE}) : std::nullopt;
+        return markTurnsOn(MCE) && classifyTensor(Obj, Ctx).Kind != TensorOrigin::GraphAttached
+                   ? MaybeLeaf(Leaf{LeafKind::Marked, MCE})
+                   : std::nullopt;
       if (isInplaceName(Name)) // returns its object
         return tensor(Obj, At, Depth + 1);
       if (isViewMethod(Name) || (Name == "index" && isBasicIndex(MCE)))

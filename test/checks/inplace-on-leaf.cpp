@@ -386,6 +386,8 @@ void negativeNonLeaf() {
   auto z = w.clone();
   z.zero_();
   w.index({torch::tensor({0, 1})}) = 0;
+  auto r = (w * 2).requires_grad_();
+  r.add_(1);
 }
 
 void negativeNnInit(torch::nn::Linear &fc, Net &model) {
