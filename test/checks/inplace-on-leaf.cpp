@@ -561,3 +561,24 @@ void initWeightsUnguarded(torch::nn::Module &m) {
 }
 
 void positiveInitHandedOverWithoutGuard(Net &model) { model->apply(initWeightsUnguarded); }
+
+template <typename Dict>
+void overwriteUnfrozen(const Dict &params, const std::string &name, torch::Tensor value) {
+  auto param = params[name];
+  param.set_requires_grad(false);
+  param.view(-1).copy_(value);
+  param.set_requires_grad(true);
+}
+
+template <typename Dict>
+void overwrite(const Dict &params, const std::string &name, torch::Tensor value) {
+  params[name].view(-1).copy_(value);
+  // CHECK: :[[@LINE-1]]:25: warning: in-place 'copy_' on 'params[name].view(-1)', a view of a leaf tensor that requires grad, throws at runtime
+  // CHECK: :[[@LINE+5]]:17: note: module parameters
+}
+
+void positiveOverwriteNamedParameter(Net &model) {
+  overwriteUnfrozen(model->named_parameters(), "fc.weight", torch::zeros({4}));
+  auto params = model->named_parameters();
+  overwrite(params, "fc.bias", torch::zeros({1}));
+}
