@@ -38,6 +38,13 @@ bool isFactory(StringRef Name) {
   return Names.contains(Name);
 }
 
+/// std::tuple / std::pair: module forwards (LSTM, GRU) return their tensors in one.
+bool isTupleLike(QualType T) {
+  const auto *Spec = dyn_cast_or_null<ClassTemplateSpecializationDecl>(recordOf(T));
+  return Spec && Spec->isInStdNamespace() && Spec->getIdentifier() &&
+         (Spec->getName() == "tuple" || Spec->getName() == "pair");
+}
+
 /// The ordering of the lattice: a value is as attached as its most attached source.
 int rank(TensorOrigin K) {
   switch (K) {
@@ -64,10 +71,17 @@ public:
       return classifyOperatorCall(OCE, Depth);
     if (const auto *CE = dyn_cast<CallExpr>(E))
       return classifyCall(CE, Depth);
-    if (const auto *DRE = dyn_cast<DeclRefExpr>(E))
+    if (const auto *DRE = dyn_cast<DeclRefExpr>(E)) {
+      // `auto [out, state] = lstm->forward(x)`: a binding is as attached as the whole.
+      if (const auto *BD = dyn_cast<BindingDecl>(DRE->getDecl()))
+        return classifyVar(dyn_cast_or_null<VarDecl>(BD->getDecomposedDecl()), Depth);
       return classifyVar(dyn_cast<VarDecl>(DRE->getDecl()), Depth);
-    if (const auto *ME = dyn_cast<MemberExpr>(E))
+    }
+    if (const auto *ME = dyn_cast<MemberExpr>(E)) {
+      if (isTupleLike(ME->getBase()->getType())) // pair.first / pair.second
+        return classify(ME->getBase(), Depth + 1);
       return classifyMember(ME);
+    }
     if (const auto *CO = dyn_cast<ConditionalOperator>(E))
       return join(classify(CO->getTrueExpr(), Depth + 1), classify(CO->getFalseExpr(), Depth + 1));
     if (const auto *BO = dyn_cast<BinaryOperator>(E); BO && BO->isCommaOp())
@@ -205,6 +219,8 @@ private:
         return {requestsGrad(CE, Ctx) ? TensorOrigin::RequiresGradLeaf : TensorOrigin::Data, CE};
       if (isNonDifferentiable(Name))
         return {TensorOrigin::Data, CE};
+      if (FD->isInStdNamespace() && Name == "get" && CE->getNumArgs() == 1) // std::get<0>(tuple)
+        return classify(CE->getArg(0), Depth + 1);
       if (!isTensorType(CE->getType()))
         return {};
       llvm::SmallVector<const Expr *, 4> Inputs;
@@ -250,7 +266,8 @@ private:
   OriginResult classifyVar(const VarDecl *VD, unsigned Depth) {
     if (OriginResult Range = classifyRangeVar(VD, Depth); Range.Kind != TensorOrigin::Unknown)
       return Range;
-    if (!VD || isa<ParmVarDecl>(VD) || !VD->isLocalVarDecl() || !isTensorType(VD->getType()))
+    if (!VD || isa<ParmVarDecl>(VD) || !VD->isLocalVarDecl() ||
+        !(isTensorType(VD->getType()) || isTupleLike(VD->getType())))
       return {};
     if (VD->getType()->isReferenceType() && !VD->getInit())
       return {};
