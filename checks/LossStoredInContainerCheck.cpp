@@ -330,33 +330,26 @@ private:
     Work.push_back(D);
   }
 
-  /// Every expression naming \p D where it can be used.
+  /// Every expression naming \p D where it can be used: its function's body for locals,
+  /// every user declaration for members and globals.
   std::vector<const Expr *> refsTo(const ValueDecl *D) {
+    auto Ref = expr(anyOf(declRefExpr(to(equalsNode(D))), memberExpr(member(equalsNode(D))))).bind("ref");
     std::vector<const Expr *> Refs;
-    auto Collect = [&](const Stmt &Scope) {
-      for (const BoundNodes &B :
-           match(findAll(expr(anyOf(declRefExpr(to(equalsNode(D))), memberExpr(member(equalsNode(D)))))
-                             .bind("ref")),
-                 Scope, Ctx))
+    auto Collect = [&](const SmallVector<BoundNodes, 1> &Found) {
+      for (const BoundNodes &B : Found)
         Refs.push_back(B.getNodeAs<Expr>("ref"));
     };
     const auto *VD = dyn_cast<VarDecl>(D);
-    const auto *Binding = dyn_cast<BindingDecl>(D);
-    const DeclContext *DC = VD && VD->isLocalVarDeclOrParm() ? VD->getParentFunctionOrMethod()
-                            : Binding                          ? D->getDeclContext()
-                                                               : nullptr;
+    const DeclContext *DC = (VD && VD->isLocalVarDeclOrParm()) || isa<BindingDecl>(D)
+                                ? D->getParentFunctionOrMethod()
+                                : nullptr;
     if (const auto *FD = dyn_cast_or_null<FunctionDecl>(DC)) {
       if (FD->hasBody())
-        Collect(*FD->getBody());
+        Collect(match(findAll(Ref), *FD->getBody(), Ctx));
       return Refs;
     }
-    forEachUserDecl(Ctx, [&](Decl *TopLevel) {
-      for (const BoundNodes &B :
-           match(findAll(expr(anyOf(declRefExpr(to(equalsNode(D))), memberExpr(member(equalsNode(D)))))
-                             .bind("ref")),
-                 *TopLevel, Ctx))
-        Refs.push_back(B.getNodeAs<Expr>("ref"));
-    });
+    // A stmt matcher run on a Decl root matches nothing: descend explicitly.
+    forEachUserDecl(Ctx, [&](Decl *TopLevel) { Collect(match(decl(forEachDescendant(Ref)), *TopLevel, Ctx)); });
     return Refs;
   }
 

@@ -287,6 +287,19 @@ private:
   int step_ = 0;
 };
 
+void positiveRecurrentOutputs(torch::nn::LSTM &lstm, torch::Tensor seq) {
+  std::vector<torch::Tensor> outputs;
+  std::vector<torch::Tensor> hidden;
+  for (int i = 0; i < 3; ++i) {
+    auto [out, state] = lstm->forward(seq);
+    outputs.push_back(out);
+    // CHECK: :[[@LINE-1]]:5: warning: graph-attached tensor 'out' stored in a container inside a loop keeps its autograd graph alive; consider storing 'out.detach()'
+    auto result = lstm->forward(seq);
+    hidden.push_back(std::get<0>(std::get<1>(result)));
+    // CHECK: :[[@LINE-1]]:5: warning: graph-attached tensor 'std::get<0>(std::get<1>(result))' stored in a container
+  }
+}
+
 // ---- negatives ----------------------------------------------------------------------------
 
 void negativeItemValues(Net &net, torch::Tensor x, torch::Tensor y) {
@@ -432,6 +445,22 @@ struct UnrolledImpl : torch::nn::Module {
   torch::nn::RNNCell cell;
 };
 TORCH_MODULE(Unrolled);
+
+class Accumulator {
+public:
+  void step(torch::Tensor x, torch::Tensor y) {
+    for (int i = 0; i < 4; ++i)
+      pending_.push_back(torch::mse_loss(net_->forward(x), y));
+  }
+  void flush() {
+    torch::stack(pending_).sum().backward();
+    pending_.clear();
+  }
+
+private:
+  Net net_;
+  std::vector<torch::Tensor> pending_;
+};
 
 void negativeConstantKeyKeepsOne(Net &net, torch::Tensor x, torch::Tensor y) {
   std::map<std::string, torch::Tensor> latest;
