@@ -466,8 +466,27 @@ private:
         return dict(Range, For, Depth + 1);
       return std::nullopt;
     }
+    if (W == Want::Container && Owner && Owner->hasBody())
+      if (MaybeLeaf L = pushedBefore(VD, Owner->getBody(), At, Depth))
+        return L;
     // A default-constructed tensor is undefined, not a leaf.
     return VD->getInit() ? want(W, VD->getInit(), VD->getInit(), Depth + 1) : std::nullopt;
+  }
+
+  /// `params.push_back(w)` before \p At: the container holds that leaf.
+  MaybeLeaf pushedBefore(const VarDecl *VD, const Stmt *Body, const Stmt *At, unsigned Depth) {
+    for (const BoundNodes &B : match(
+             findAll(cxxMemberCallExpr(on(ignoringParenImpCasts(declRefExpr(to(varDecl(equalsNode(VD)))))),
+                                       callee(cxxMethodDecl(hasAnyName("push_back", "emplace_back"))),
+                                       argumentCountIs(1))
+                         .bind("push")),
+             *Body, Ctx)) {
+      const auto *Push = B.getNodeAs<CXXMemberCallExpr>("push");
+      if (before(Push, At) && isTensorType(Push->getArg(0)->getType()))
+        if (MaybeLeaf L = tensor(Push->getArg(0), Push, Depth + 1))
+          return L;
+    }
+    return std::nullopt;
   }
 
   /// `for (auto &p : model->parameters()) p.requires_grad_(false);` earlier in the function

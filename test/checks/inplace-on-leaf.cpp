@@ -159,6 +159,23 @@ void positiveInitListOfLeaves() {
   // CHECK: :[[@LINE-5]]:12: note: the tensor was created
 }
 
+void positivePushedLeaves(double lr) {
+  auto w = torch::randn({3, 1}, torch::requires_grad());
+  std::vector<torch::Tensor> params;
+  params.push_back(w);
+  for (auto &p : params)
+    p -= lr * p.grad();
+  // CHECK: :[[@LINE-1]]:7: warning: in-place '-=' on leaf tensor 'p' that requires grad
+  // CHECK: :[[@LINE-6]]:12: note: the tensor was created with requires_grad here
+}
+
+void negativePushedData(double lr) {
+  std::vector<torch::Tensor> buffers;
+  buffers.push_back(torch::zeros({3}));
+  for (auto &b : buffers)
+    b.mul_(lr);
+}
+
 struct Affine : torch::nn::Module {
   Affine() {
     weight_ = register_parameter("w", torch::randn({3}));
