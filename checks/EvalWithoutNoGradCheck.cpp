@@ -126,6 +126,16 @@ clang::ast_matchers::internal::Matcher<Stmt> gradientConsumer() {
                     callExpr(callee(functionDecl(hasName("::torch::autograd::grad"))))));
 }
 
+/// A call into user code whose body this translation unit cannot see, named like a training
+/// step (`train_step(...)`, `trainer.update(loss)`): assume it backpropagates.
+AST_MATCHER(CallExpr, opaqueTrainingCall) {
+  static const llvm::Regex Name("backward|step|train|update|optimi[sz]e|fit",
+                                llvm::Regex::IgnoreCase);
+  const FunctionDecl *FD = Node.getDirectCallee();
+  return FD && FD->getIdentifier() && !FD->getDefinition() && !isInSystemHeader(FD) &&
+         Name.match(FD->getName());
+}
+
 /// Tensors, IValues, and containers or tuples of them: values that can keep a graph alive.
 bool canHoldGraph(QualType T, unsigned Depth = 3) {
   if (T.isNull())
@@ -458,7 +468,14 @@ void EvalWithoutNoGradCheck::check(const MatchFinder::MatchResult &Result) {
     return;
   // A loop that backpropagates (or steps, or takes autograd::grad) trains: a frozen sub-network in eval() inside it must still
   // let gradients flow.
-  if (findReachable(loopBody(Loop), gradientConsumer(), Ctx))
+  if (findReachable(loopBody(Loop), stmt(anyOf(gradientConsumer(), callExpr(opaqueTrainingCall()))),
+                    Ctx))
+    return;
+  // A loop that inspects or prepares the graph (tests of autograd, input gradients) wants it.
+  if (!match(findAll(tensorMethodCall({"requires_grad", "requires_grad_", "set_requires_grad",
+                                       "grad_fn", "retain_grad", "register_hook", "is_leaf"})),
+             *loopBody(Loop), Ctx)
+           .empty())
     return;
   if (inNoGradScope(Fwd.Forward, Ctx) || (Fwd.Site != Fwd.Forward && inNoGradScope(Fwd.Site, Ctx)))
     return;

@@ -598,3 +598,21 @@ void negativeEpisodeStepsBackpropagatedLater(Net &policy, torch::optim::Adam &op
     finishEpisode();
   }
 }
+
+// Defined in another translation unit.
+void trainOnBatch(Net &model, const torch::Tensor &loss);
+
+void negativeOpaqueTrainingHelper(Net &model, const std::vector<torch::Tensor> &xs) {
+  for (const auto &x : xs) {
+    auto loss = model->forward(x).pow(2).mean();
+    trainOnBatch(model, loss);
+  }
+}
+
+void negativeChecksThatOutputsRecordGraph(Net &model, const std::vector<torch::Tensor> &xs) {
+  for (const auto &x : xs) {
+    auto y = model->forward(x);
+    if (!y.requires_grad() || !y.grad_fn())
+      std::printf("no graph\n");
+  }
+}
