@@ -73,8 +73,13 @@ public:
       return classifyCall(CE, Depth);
     if (const auto *DRE = dyn_cast<DeclRefExpr>(E)) {
       // `auto [out, state] = lstm->forward(x)`: a binding is as attached as the whole.
-      if (const auto *BD = dyn_cast<BindingDecl>(DRE->getDecl()))
-        return classifyVar(dyn_cast_or_null<VarDecl>(BD->getDecomposedDecl()), Depth);
+      if (const auto *BD = dyn_cast<BindingDecl>(DRE->getDecl())) {
+        const auto *Whole = dyn_cast_or_null<DecompositionDecl>(BD->getDecomposedDecl());
+        if (!Whole)
+          return {};
+        unsigned Index = llvm::find(Whole->bindings(), BD) - Whole->bindings().begin();
+        return classifyTupleElement(Whole->getInit(), Index, Depth);
+      }
       return classifyVar(dyn_cast<VarDecl>(DRE->getDecl()), Depth);
     }
     if (const auto *ME = dyn_cast<MemberExpr>(E)) {
@@ -219,8 +224,13 @@ private:
         return {requestsGrad(CE, Ctx) ? TensorOrigin::RequiresGradLeaf : TensorOrigin::Data, CE};
       if (isNonDifferentiable(Name))
         return {TensorOrigin::Data, CE};
-      if (FD->isInStdNamespace() && Name == "get" && CE->getNumArgs() == 1) // std::get<0>(tuple)
-        return classify(CE->getArg(0), Depth + 1);
+      if (FD->isInStdNamespace() && Name == "get" && CE->getNumArgs() == 1) { // std::get<0>(tuple)
+        const TemplateArgumentList *Args = FD->getTemplateSpecializationArgs();
+        unsigned Index = Args && Args->size() > 0 && Args->get(0).getKind() == TemplateArgument::Integral
+                             ? Args->get(0).getAsIntegral().getZExtValue()
+                             : 0;
+        return classifyTupleElement(CE->getArg(0), Index, Depth);
+      }
       if (!isTensorType(CE->getType()))
         return {};
       llvm::SmallVector<const Expr *, 4> Inputs;
@@ -229,6 +239,24 @@ private:
       return derived(CE, Inputs, Depth);
     }
     return classifyUserFunction(FD, Depth);
+  }
+
+  /// Element \p Index of the tuple \p Tuple: the indices that max / min / sort / topk /
+  /// kthvalue / mode / median return second are integers, never attached.
+  OriginResult classifyTupleElement(const Expr *Tuple, unsigned Index, unsigned Depth) {
+    const Expr *Source = Tuple ? Tuple->IgnoreUnlessSpelledInSource() : nullptr;
+    if (const auto *DRE = dyn_cast_or_null<DeclRefExpr>(Source))
+      if (const auto *VD = dyn_cast<VarDecl>(DRE->getDecl()); VD && VD->isLocalVarDecl() && VD->getInit())
+        Source = VD->getInit()->IgnoreUnlessSpelledInSource();
+    if (const auto *Call = dyn_cast_or_null<CallExpr>(Source); Call && Index == 1) {
+      static const llvm::StringSet<> WithIndices = {"max", "min", "sort", "topk", "kthvalue",
+                                                    "mode", "median", "nanmedian", "cummax", "cummin"};
+      const FunctionDecl *Callee = Call->getDirectCallee();
+      if (Callee && Callee->getIdentifier() && WithIndices.contains(Callee->getName()) &&
+          isInSystemHeader(Callee))
+        return {TensorOrigin::Data, Call};
+    }
+    return classify(Tuple, Depth + 1);
   }
 
   /// A tensor returned by a function of the user's: as attached as what it returns.
