@@ -396,6 +396,18 @@ void negativeNonDifferentiableResults(Net &net, torch::Tensor x, torch::Tensor y
   }
 }
 
+void negativeIndicesOfMax(Net &net, torch::Tensor x) {
+  std::vector<torch::Tensor> predicted;
+  for (int i = 0; i < 3; ++i) {
+    auto out = net->forward(x);
+    predicted.push_back(std::get<1>(out.max(1)));
+    auto [values, indices] = torch::max(out, 1);
+    predicted.push_back(indices);
+    auto sorted = out.sort(0);
+    predicted.push_back(std::get<1>(sorted));
+  }
+}
+
 void negativeParameterGradsAndSnapshots(Net &net) {
   std::vector<torch::Tensor> grads;
   std::vector<torch::Tensor> snapshot;
