@@ -244,7 +244,9 @@ int main(int argc, const char **argv) {
   }
 
   RunReport Report;
-  Report.Root = sourceRoot();
+  // Asking git for the root costs a process start that plain text output does not need.
+  if (OutputFormat != Format::Text || !Baseline.empty())
+    Report.Root = sourceRoot();
   Report.AutomationId = AutomationId;
   if (P->NothingChanged && !Quiet)
     errs() << "torchtidy: no changed C/C++ files to analyze\n";
