@@ -141,7 +141,6 @@ void tensorLeaves(const Expr *E, SmallVectorImpl<const Expr *> &Out) {
 
 /// One write of values into a standard container.
 struct Store {
-  const Expr *Site = nullptr;      ///< the push_back call or the assignment
   const Expr *Container = nullptr; ///< the container expression written to
   const Expr *Key = nullptr;       ///< map key or subscript index; null for sequence appends
   SmallVector<const Expr *, 2> Values;
@@ -150,7 +149,6 @@ struct Store {
 /// Recognises `c.push_back(v)` (and the other insertions) and `c[k] = v` / `c.at(k) = v`.
 std::optional<Store> asStore(const Expr *E) {
   Store S;
-  S.Site = E;
   if (const auto *MCE = dyn_cast<CXXMemberCallExpr>(E)) {
     const CXXMethodDecl *MD = MCE->getMethodDecl();
     const Expr *Obj = MCE->getImplicitObjectArgument();
