@@ -18,18 +18,19 @@ using ExprMatcher = clang::ast_matchers::internal::Matcher<Expr>;
 /// share the gradient's storage).
 ExprMatcher gradAccess() {
   auto Grad = tensorMethodCall({"grad", "mutable_grad"});
-  return ignoringParenImpCasts(
-      anyOf(Grad, cxxMemberCallExpr(tensorMethodCall({"data", "detach"}),
-                                    on(ignoringParenImpCasts(Grad)))));
+  // `.data()` returns a temporary: look through its materialization too.
+  return ignoringImplicit(expr(anyOf(
+      Grad, cxxMemberCallExpr(tensorMethodCall({"data", "detach"}), on(ignoringImplicit(Grad))))));
 }
 
 /// Anything that clears accumulated gradients: `optimizer.zero_grad()`, `module->zero_grad()`,
 /// a user wrapper named like zero_grad (its body may live in another translation unit),
-/// `p.grad().zero_()`, `p.mutable_grad().reset()`, `p.mutable_grad() = ...`.
+/// `p.grad().zero_()`, `p.mutable_grad().reset()`, `p.mutable_grad() = ...`, or an overwrite
+/// (`p.grad().copy_(g)`).
 StmtMatcher gradClearing() {
   return stmt(anyOf(
       zeroGradCall(), callExpr(callee(functionDecl(matchesName("[Zz]ero_?[Gg]rad")))),
-      cxxMemberCallExpr(tensorMethodCall({"zero_", "fill_", "reset"}), on(gradAccess())),
+      cxxMemberCallExpr(tensorMethodCall({"zero_", "fill_", "copy_", "reset"}), on(gradAccess())),
       cxxOperatorCallExpr(hasOverloadedOperatorName("="), hasArgument(0, gradAccess())),
       callExpr(callee(functionDecl(hasAnyName("::at::zero_", "::at::fill_"))),
                hasArgument(0, gradAccess()))));
@@ -68,7 +69,7 @@ AST_MATCHER_P(CallExpr, dependentMemberCall, std::vector<StringRef>, Names) {
 
 /// `p.grad().zero_()` and friends where `p` has a dependent type.
 AST_MATCHER(CallExpr, isDependentGradClearing) {
-  if (!callsDependentMember(&Node, {"zero_", "fill_", "reset"}))
+  if (!callsDependentMember(&Node, {"zero_", "fill_", "copy_", "reset"}))
     return false;
   const Expr *Grad = dependentMemberBase(Node.getCallee());
   if (callsDependentMember(Grad, {"data", "detach"}))

@@ -410,6 +410,21 @@ void negativeGradsReset(Net &model, const torch::Tensor &x, const torch::Tensor 
   }
 }
 
+void negativeGradsOverwritten(Net &model, const torch::Tensor &x, const torch::Tensor &y) {
+  torch::optim::SGD optimizer(model->parameters(), 0.01);
+  for (int i = 0; i < 10; ++i) {
+    {
+      torch::NoGradGuard no_grad;
+      for (auto &group : optimizer.param_groups())
+        for (auto &p : group.params())
+          if (p.grad().defined())
+            p.grad().data().copy_(torch::zeros_like(p));
+    }
+    lossOf(model, x, y).backward();
+    optimizer.step();
+  }
+}
+
 void negativeSingleBackward(Net &model, const torch::Tensor &x, const torch::Tensor &y) {
   torch::optim::SGD optimizer(model->parameters(), 0.01);
   auto loss = lossOf(model, x, y);
