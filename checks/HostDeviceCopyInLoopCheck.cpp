@@ -252,8 +252,10 @@ void HostDeviceCopyInLoopCheck::check(const MatchFinder::MatchResult &Result) {
   if (const auto *Factory = dyn_cast<CallExpr>(Object);
       Factory && !isa<CXXMemberCallExpr>(Factory) && !isa<CXXOperatorCallExpr>(Factory)) {
     const FunctionDecl *FD = Factory->getDirectCallee();
+    // Sizes and fill values may change per batch (torch::ones({n})): the tensor can still be
+    // made on the device. torch::tensor(values) wraps host data, which only a copy moves.
     if (FD && FD->getIdentifier() && isInSystemHeader(FD) && isHostFactory(FD->getName()) &&
-        Inv.allInputsInvariant(Factory)) {
+        (FD->getName() != "tensor" || Inv.allInputsInvariant(Factory))) {
       diag(Loc, "tensor created on the host and copied to the device on every iteration; "
                 "consider creating it on the device with 'torch::TensorOptions().device(...)'");
       noteLoop();

@@ -51,6 +51,21 @@ void positiveFactoryMovedEachIteration(torch::Device device, torch::Tensor x) {
   }
 }
 
+void positiveBatchSizedLabels(torch::Device device) {
+  auto loader = torch::data::make_data_loader(
+      Dataset(torch::randn({64, 8})).map(torch::data::transforms::Stack<torch::data::TensorExample>()),
+      16);
+  for (auto &batch : *loader) {
+    auto real = batch.data.to(device);
+    auto labels = torch::ones({batch.data.size(0)}).to(device);
+    // CHECK: :[[@LINE-1]]:53: warning: tensor created on the host and copied to the device on every iteration; consider creating it on the device with 'torch::TensorOptions().device(...)' [torch-host-device-copy-in-loop]
+    // CHECK: :[[@LINE-4]]:3: note: loop starts here
+    auto filled = torch::full({8}, real.size(0)).cuda();
+    // CHECK: :[[@LINE-1]]:50: warning: tensor created on the host and copied to the device on every iteration; consider creating it on the device with 'torch::TensorOptions().device(...)' [torch-host-device-copy-in-loop]
+    // CHECK: :[[@LINE-7]]:3: note: loop starts here
+  }
+}
+
 void positiveRoundTrip(torch::Device device, torch::Tensor state) {
   for (int i = 0; i < 10; ++i) {
     state = state * 2;
@@ -167,7 +182,6 @@ void negativeTensorFromPerIterationData(torch::Device device) {
   for (int i = 0; i < 4; ++i) {
     std::vector<float> values(8, static_cast<float>(i));
     auto t = torch::tensor(values).to(device);
-    auto r = torch::full({8}, i).to(device);
   }
 }
 
