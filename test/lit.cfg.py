@@ -6,7 +6,8 @@ import lit.formats
 config.name = "torchtidy-" + lit_config.params.get("mode", "plugin")
 config.test_format = lit.formats.ShTest(execute_external=False)
 config.suffixes = [".cpp", ".test"]
-config.excludes = ["Inputs", "torch_pch.h"]
+# utils/ holds the GoogleTest unit tests (CTest "vocabulary"), not lit tests.
+config.excludes = ["Inputs", "torch_pch.h", "utils"]
 config.test_source_root = os.path.dirname(__file__)
 
 mode = lit_config.params.get("mode", "plugin")
