@@ -12,6 +12,7 @@
 #include "llvm/ADT/StringSet.h"
 
 #include <optional>
+#include <tuple>
 
 using namespace clang;
 using namespace clang::ast_matchers;
@@ -22,6 +23,10 @@ namespace {
 const char *const StoreMethods[] = {"push_back",   "emplace_back", "push_front", "emplace_front",
                                     "insert",      "emplace",      "emplace_hint", "try_emplace",
                                     "insert_or_assign", "push"};
+
+bool oneOf(StringRef Name, std::initializer_list<StringRef> Names) {
+  return llvm::is_contained(Names, Name);
+}
 
 /// Whether \p D has a simple name among \p Names.
 bool nameIn(const NamedDecl *D, std::initializer_list<StringRef> Names) {
@@ -53,6 +58,54 @@ const ClassTemplateSpecializationDecl *stdContainer(QualType T) {
 
 bool isMapLike(const ClassTemplateSpecializationDecl *Spec) {
   return Spec && Spec->getName().contains("map");
+}
+
+/// The name a call uses, resolved or not: `f` in `torch::f(x)`, `m` in `x.m()` (also when
+/// the call cannot be resolved in a template).
+StringRef calleeName(const CallExpr *Call) {
+  const Expr *Callee = Call->getCallee()->IgnoreParenImpCasts();
+  DeclarationName Name;
+  if (const auto *DRE = dyn_cast<DeclRefExpr>(Callee))
+    Name = DRE->getDecl()->getDeclName();
+  else if (const auto *ME = dyn_cast<MemberExpr>(Callee))
+    Name = ME->getMemberDecl()->getDeclName();
+  else if (const auto *M = dyn_cast<CXXDependentScopeMemberExpr>(Callee))
+    Name = M->getMember();
+  else if (const auto *M = dyn_cast<UnresolvedMemberExpr>(Callee))
+    Name = M->getMemberName();
+  else if (const auto *L = dyn_cast<UnresolvedLookupExpr>(Callee))
+    Name = L->getName();
+  const IdentifierInfo *II = Name.getAsIdentifierInfo();
+  return II ? II->getName() : StringRef();
+}
+
+/// The object of a member call, resolved or not; null for a call on `this` left implicit.
+const Expr *calleeBase(const CallExpr *Call) {
+  const Expr *Callee = Call->getCallee()->IgnoreParenImpCasts();
+  if (const auto *ME = dyn_cast<MemberExpr>(Callee))
+    return ME->getBase();
+  if (const auto *M = dyn_cast<CXXDependentScopeMemberExpr>(Callee))
+    return M->isImplicitAccess() ? nullptr : M->getBase();
+  if (const auto *M = dyn_cast<UnresolvedMemberExpr>(Callee))
+    return M->isImplicitAccess() ? nullptr : M->getBase();
+  return nullptr;
+}
+
+/// The key of a map insertion `c.<Method>(Args...)`, and the index of the first argument
+/// that is stored: a constant key keeps at most one element.
+std::pair<const Expr *, unsigned> mapInsertionKey(StringRef Method, ArrayRef<const Expr *> Args) {
+  if (Args.empty())
+    return {nullptr, 0};
+  const Expr *Arg0 = Args[0]->IgnoreUnlessSpelledInSource();
+  if (Method != "emplace_hint" && Method != "insert")
+    return {Arg0, 1}; // emplace(k, v) / try_emplace(k, v) / insert_or_assign(k, v)
+  if (Args.size() == 1) { // insert({k, v})
+    if (const auto *IL = dyn_cast<InitListExpr>(Arg0); IL && IL->getNumInits() == 2)
+      return {IL->getInit(0), 0};
+    if (const auto *CE = dyn_cast<CXXConstructExpr>(Arg0); CE && CE->getNumArgs() == 2)
+      return {CE->getArg(0), 0};
+  }
+  return {nullptr, 0};
 }
 
 /// Whether a value of type \p T can hold a tensor: a tensor, or a class template instance
@@ -158,22 +211,8 @@ std::optional<Store> asStore(const Expr *E) {
       return std::nullopt;
     S.Container = Obj;
     unsigned First = 0;
-    if (isMapLike(Spec) && MCE->getNumArgs() > 0) {
-      // emplace(k, v) / try_emplace(k, v) / insert_or_assign(k, v) / insert({k, v}):
-      // a constant key keeps at most one element.
-      const Expr *Arg0 = MCE->getArg(0)->IgnoreUnlessSpelledInSource();
-      if (MD->getName() == "emplace_hint" || MD->getName() == "insert") {
-        if (MCE->getNumArgs() == 1) {
-          if (const auto *IL = dyn_cast<InitListExpr>(Arg0); IL && IL->getNumInits() == 2)
-            S.Key = IL->getInit(0);
-          else if (const auto *CE = dyn_cast<CXXConstructExpr>(Arg0); CE && CE->getNumArgs() == 2)
-            S.Key = CE->getArg(0);
-        }
-      } else {
-        S.Key = Arg0;
-        First = 1;
-      }
-    }
+    if (isMapLike(Spec))
+      std::tie(S.Key, First) = mapInsertionKey(MD->getName(), {MCE->getArgs(), MCE->getNumArgs()});
     for (unsigned I = First; I < MCE->getNumArgs(); ++I)
       tensorLeaves(MCE->getArg(I), S.Values);
     return S;
@@ -199,6 +238,159 @@ std::optional<Store> asStore(const Expr *E) {
     return std::nullopt;
   tensorLeaves(Assign->getArg(1), S.Values);
   return S;
+}
+
+/// The values a store with dependent arguments writes: the braced or `make_pair` parts
+/// of \p E, each left whole when its type depends on a template parameter.
+void dependentLeaves(const Expr *E, SmallVectorImpl<const Expr *> &Out) {
+  E = E->IgnoreParenImpCasts();
+  if (!E->isTypeDependent()) {
+    tensorLeaves(E, Out);
+    return;
+  }
+  if (const auto *IL = dyn_cast<InitListExpr>(E)) {
+    for (const Expr *Init : IL->inits())
+      dependentLeaves(Init, Out);
+  } else if (const auto *PL = dyn_cast<ParenListExpr>(E)) {
+    for (unsigned I = 0; I < PL->getNumExprs(); ++I)
+      dependentLeaves(PL->getExpr(I), Out);
+  } else if (const auto *Call = dyn_cast<CallExpr>(E);
+             Call && oneOf(calleeName(Call), {"make_pair", "make_tuple", "forward_as_tuple"})) {
+    for (const Expr *Arg : Call->arguments())
+      dependentLeaves(Arg, Out);
+  } else {
+    Out.push_back(E);
+  }
+}
+
+/// A standard container of tensors, named by a non-dependent expression.
+const ClassTemplateSpecializationDecl *tensorContainer(const Expr *Obj) {
+  const auto *Spec = Obj && !Obj->isTypeDependent() ? stdContainer(Obj->getType()) : nullptr;
+  return Spec && holdsTensor(QualType(Spec->getTypeForDecl(), 0)) ? Spec : nullptr;
+}
+
+/// In a template nobody instantiates, a store of values whose types are dependent, so that
+/// the call or the assignment stays unresolved: `c.push_back(loss)`, `c[k] = loss`.
+std::optional<Store> asDependentStore(const Expr *E) {
+  Store S;
+  if (const auto *Call = dyn_cast<CallExpr>(E)) {
+    StringRef Method = calleeName(Call);
+    const Expr *Obj = calleeBase(Call);
+    const auto *Spec = tensorContainer(Obj);
+    if (!Spec || !llvm::is_contained(StoreMethods, Method))
+      return std::nullopt;
+    S.Container = Obj;
+    unsigned First = 0;
+    if (isMapLike(Spec))
+      std::tie(S.Key, First) = mapInsertionKey(Method, {Call->getArgs(), Call->getNumArgs()});
+    for (unsigned I = First; I < Call->getNumArgs(); ++I)
+      dependentLeaves(Call->getArg(I), S.Values);
+    return S;
+  }
+  const auto *Assign = dyn_cast<BinaryOperator>(E);
+  if (!Assign || Assign->getOpcode() != BO_Assign)
+    return std::nullopt;
+  const Expr *Lhs = Assign->getLHS()->IgnoreParenImpCasts();
+  if (const auto *Sub = dyn_cast<CXXOperatorCallExpr>(Lhs); Sub && Sub->getOperator() == OO_Subscript) {
+    S.Container = Sub->getArg(0);
+    S.Key = Sub->getArg(1);
+  } else if (const auto *At = dyn_cast<CXXMemberCallExpr>(Lhs);
+             At && At->getNumArgs() == 1 && nameIn(At->getMethodDecl(), {"at"})) {
+    S.Container = At->getImplicitObjectArgument();
+    S.Key = At->getArg(0);
+  } else {
+    return std::nullopt;
+  }
+  if (!tensorContainer(S.Container))
+    return std::nullopt;
+  dependentLeaves(Assign->getRHS(), S.Values);
+  return S;
+}
+
+/// Whether a call named \p Name computes a loss: `nll_loss`, `mse_loss`, `cross_entropy`, ...
+bool isLossName(StringRef Name) {
+  return Name.ends_with_insensitive("loss") ||
+         oneOf(Name, {"cross_entropy", "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div"});
+}
+
+/// In a template nobody instantiates, the graph origin of a value of dependent type, by
+/// name: a module forward (on an object whose type is known) or a loss call among what it
+/// is computed from, through the initializers of local variables; nothing when a
+/// detach/item/data call is on the way or the computation runs under a no-grad scope.
+class DependentOrigin {
+public:
+  explicit DependentOrigin(ASTContext &Ctx) : Ctx(Ctx) {}
+
+  OriginResult of(const Expr *E) {
+    visit(E, 0);
+    if (Blocked || !Source || inNoGradScope(Source, Ctx))
+      return {};
+    return {TensorOrigin::GraphAttached, Source};
+  }
+
+private:
+  bool attaches(const CallExpr *Call) const {
+    StringRef Name = calleeName(Call);
+    if (Name == "forward") {
+      const Expr *Obj = calleeBase(Call);
+      return Obj && !Obj->isTypeDependent() && isModuleType(Obj->getType());
+    }
+    // `model(x)` / `criterion(out, y)` on a module holder of known type.
+    if (const auto *OCE = dyn_cast<CXXOperatorCallExpr>(Call); OCE && OCE->getOperator() == OO_Call)
+      return !OCE->getArg(0)->isTypeDependent() && isModuleType(OCE->getArg(0)->getType());
+    // With dependent arguments the call stays a plain call on the holder object.
+    const Expr *Callee = Call->getCallee()->IgnoreParenImpCasts();
+    if (!Callee->isTypeDependent() && isModuleType(Callee->getType()))
+      return true;
+    return isLossName(Name);
+  }
+
+  void visit(const Stmt *S, unsigned Depth) {
+    if (!S || Blocked || Depth > 6)
+      return;
+    if (const auto *Call = dyn_cast<CallExpr>(S)) {
+      if (oneOf(calleeName(Call), {"detach", "detach_", "item", "data", "variable_data"})) {
+        Blocked = true;
+        return;
+      }
+      if (!Source && attaches(Call))
+        Source = Call;
+    }
+    if (const auto *DRE = dyn_cast<DeclRefExpr>(S))
+      if (const auto *VD = dyn_cast<VarDecl>(DRE->getDecl());
+          VD && VD->isLocalVarDecl() && VD->getInit() && Seen.insert(VD).second) {
+        if (VD->getType()->isDependentType() || VD->getType()->isUndeducedType()) {
+          visit(VD->getInit(), Depth + 1);
+        } else if (isTensorType(VD->getType())) {
+          OriginResult O = classifyTensor(DRE, Ctx);
+          if (O.Kind == TensorOrigin::GraphAttached && !Source)
+            Source = O.Source;
+        }
+      }
+    for (const Stmt *Child : S->children())
+      visit(Child, Depth);
+  }
+
+  ASTContext &Ctx;
+  llvm::SmallPtrSet<const VarDecl *, 8> Seen;
+  const Expr *Source = nullptr;
+  bool Blocked = false;
+};
+
+/// Whether \p Fn is (or is nested in) a template pattern that has no instantiation in this
+/// translation unit: the only place its stores can be analysed.
+bool isUninstantiatedPattern(const FunctionDecl *Fn) {
+  if (const FunctionTemplateDecl *FT = Fn->getDescribedFunctionTemplate())
+    return FT->specializations().empty();
+  if (const auto *MD = dyn_cast<CXXMethodDecl>(Fn)) {
+    const CXXRecordDecl *Class = MD->getParent();
+    if (const ClassTemplateDecl *CT = Class->getDescribedClassTemplate())
+      return CT->specializations().empty();
+    if (Class->isLambda() || Class->isLocalClass())
+      if (const auto *Outer = dyn_cast<FunctionDecl>(Class->getDeclContext()))
+        return Outer->isDependentContext() && isUninstantiatedPattern(Outer);
+  }
+  return false;
 }
 
 /// Whether \p Inner lies under \p Outer in the AST (\p Inner a statement or a declaration).
@@ -559,18 +751,33 @@ void LossStoredInContainerCheck::registerMatchers(MatchFinder *Finder) {
                           cxxOperatorCallExpr(hasOverloadedOperatorName("="), argumentCountIs(2))))
                    .bind("store")),
       this);
+  // Stores whose values have dependent types stay unresolved in a template pattern.
+  Finder->addMatcher(
+      traverse(TK_AsIs, expr(unless(isExpansionInSystemHeader()),
+                             anyOf(callExpr(callee(expr(anyOf(unresolvedMemberExpr(), cxxDependentScopeMemberExpr())))),
+                                   binaryOperator(hasOperatorName("="), isTypeDependent())))
+                            .bind("dependentStore")),
+      this);
 }
 
 void LossStoredInContainerCheck::check(const MatchFinder::MatchResult &Result) {
   ASTContext &Ctx = *Result.Context;
   const auto *Site = Result.Nodes.getNodeAs<Expr>("store");
+  const auto *DependentSite = Result.Nodes.getNodeAs<Expr>("dependentStore");
+  if (DependentSite)
+    Site = DependentSite;
   if (Site->getBeginLoc().isMacroID())
     return;
-  std::optional<Store> S = asStore(Site);
-  if (!S || S->Values.empty())
-    return;
   const FunctionDecl *Fn = enclosingFunction(Site, Ctx);
-  if (!Fn || Fn->isDependentContext())
+  if (!Fn)
+    return;
+  // Template patterns are analysed through their instantiations, where calls resolve; a
+  // template nobody instantiates is analysed here, by name where types are dependent.
+  bool InPattern = Fn->isDependentContext();
+  if ((InPattern && !isUninstantiatedPattern(Fn)) || (DependentSite && !InPattern))
+    return;
+  std::optional<Store> S = DependentSite ? asDependentStore(Site) : asStore(Site);
+  if (!S || S->Values.empty())
     return;
   const ValueDecl *Root = rootDecl(S->Container);
   if (!Root)
@@ -581,19 +788,21 @@ void LossStoredInContainerCheck::check(const MatchFinder::MatchResult &Result) {
         overParameters(Loop) || !keyVaries(S->Key, Loop, Ctx))
       return;
     for (const Expr *Value : S->Values) {
-      OriginResult Origin = classifyTensor(Value, Ctx);
+      OriginResult Origin = Value->isTypeDependent() ? DependentOrigin(Ctx).of(Value) : classifyTensor(Value, Ctx);
       if (Origin.Kind != TensorOrigin::GraphAttached)
         continue;
       ContainerUses::Verdict V = ContainerUses(Ctx).of(Root);
       if (V == ContainerUses::Backprop)
         return;
-      bool Fix = V == ContainerUses::Contained && !inTemplateInstantiation(Site, Ctx);
+      // Uses of the container in dependent code are only partly visible: no rewrite there.
+      bool Fix = V == ContainerUses::Contained && !InPattern && !inTemplateInstantiation(Site, Ctx);
       report(Site, Value, Origin.Source, Loop, nullptr, Fix, Ctx);
       return;
     }
     return;
   }
-  reportThroughCallers(Site, S->Values, Root, Fn, Ctx);
+  if (!InPattern)
+    reportThroughCallers(Site, S->Values, Root, Fn, Ctx);
 }
 
 void LossStoredInContainerCheck::reportThroughCallers(const Expr *StoreSite, ArrayRef<const Expr *> Values,

@@ -567,3 +567,89 @@ void negativeJitInputs(torch::jit::Module &module, torch::Tensor x) {
     std::cout << out.sum().item<float>() << "\n";
   }
 }
+
+// Templates nobody instantiates (the pytorch/examples mnist shape): `batch` has a dependent
+// type, so the loss does too and the store stays unresolved; it is recognised by name.
+template <typename DataLoader>
+void positiveUninstantiatedTemplate(Net &model, DataLoader &data_loader, torch::optim::Optimizer &optimizer) {
+  std::vector<torch::Tensor> losses;
+  std::map<int, torch::Tensor> epoch_loss;
+  int epoch = 0;
+  for (auto &batch : data_loader) {
+    auto data = batch.data, targets = batch.target;
+    optimizer.zero_grad();
+    auto output = model->forward(data);
+    auto loss = torch::nll_loss(output, targets);
+    loss.backward();
+    optimizer.step();
+    losses.push_back(loss);
+    // CHECK: :[[@LINE-1]]:5: warning: graph-attached tensor 'loss' stored in a container inside a loop keeps its autograd graph alive; consider storing 'loss.item<float>()' or 'loss.detach()' [torch-loss-stored-in-container]
+    // FIXED: {{^}}    losses.push_back(loss);{{$}}
+    epoch_loss[epoch++] = loss;
+    // CHECK: :[[@LINE-1]]:5: warning: graph-attached tensor 'loss' stored in a container
+  }
+}
+
+template <typename DataLoader>
+void positiveUninstantiatedTemplateOutputs(Net &model, DataLoader &data_loader) {
+  std::vector<torch::Tensor> outputs;
+  for (auto &batch : data_loader) {
+    outputs.push_back(model(batch.data));
+    // CHECK: :[[@LINE-1]]:5: warning: graph-attached tensor 'model(batch.data)' stored in a container
+    outputs.emplace_back(model->forward(batch.data) * 2);
+    // CHECK: :[[@LINE-1]]:5: warning: graph-attached tensor 'model->forward(batch.data) * 2' stored in a container
+  }
+}
+
+template <typename DataLoader>
+void negativeUninstantiatedTemplateDetached(Net &model, DataLoader &data_loader, torch::optim::Optimizer &optimizer) {
+  std::vector<torch::Tensor> losses;
+  std::map<int, torch::Tensor> epoch_loss;
+  std::vector<float> values;
+  int epoch = 0;
+  for (auto &batch : data_loader) {
+    optimizer.zero_grad();
+    auto loss = torch::nll_loss(model->forward(batch.data), batch.target);
+    loss.backward();
+    optimizer.step();
+    losses.push_back(loss.detach());
+    epoch_loss[epoch++] = loss.detach();
+    values.push_back(loss.template item<float>());
+  }
+}
+
+template <typename DataLoader>
+void negativeUninstantiatedTemplateIterationContainer(Net &model, DataLoader &data_loader) {
+  for (auto &batch : data_loader) {
+    std::vector<torch::Tensor> perBatch;
+    auto loss = torch::nll_loss(model->forward(batch.data), batch.target);
+    perBatch.push_back(loss);
+  }
+}
+
+template <typename DataLoader>
+void negativeUninstantiatedTemplateNoGrad(Net &model, DataLoader &data_loader) {
+  torch::NoGradGuard noGrad;
+  std::vector<torch::Tensor> outputs;
+  for (auto &batch : data_loader) {
+    auto output = model->forward(batch.data);
+    outputs.push_back(output);
+  }
+}
+
+template <typename DataLoader>
+void negativeUninstantiatedTemplatePlainData(DataLoader &data_loader) {
+  std::vector<torch::Tensor> targets;
+  for (auto &batch : data_loader)
+    targets.push_back(batch.target);
+}
+
+template <typename DataLoader>
+void negativeUninstantiatedTemplateBackpropagated(Net &model, DataLoader &data_loader, torch::optim::Optimizer &optimizer) {
+  std::vector<torch::Tensor> losses;
+  for (auto &batch : data_loader)
+    losses.push_back(torch::nll_loss(model->forward(batch.data), batch.target));
+  optimizer.zero_grad();
+  torch::stack(losses).sum().backward();
+  optimizer.step();
+}
