@@ -134,6 +134,131 @@ std::optional<InplaceOp> asInplaceOp(const CallExpr *CE) {
 
 AST_MATCHER(CallExpr, isInplaceTensorOp) { return asInplaceOp(&Node).has_value(); }
 
+/// The member a call names when it cannot be resolved yet (`w.mul_(scale)` with `scale` of
+/// dependent type), and the object it is called on; null when resolved, implicit, or (unless
+/// \p AllowArrow) called through `->`, whose object is not the tensor.
+const Expr *dependentMemberBase(const CallExpr *Call, StringRef &Name, bool AllowArrow = false) {
+  if (isa<CXXMemberCallExpr>(Call) || isa<CXXOperatorCallExpr>(Call))
+    return nullptr;
+  const Expr *Callee = Call->getCallee()->IgnoreParenImpCasts();
+  DeclarationName Member;
+  const Expr *Base = nullptr;
+  // A member with a single declaration is looked up, but the call still waits for the
+  // arguments' types.
+  if (const auto *M = dyn_cast<MemberExpr>(Callee); M && (AllowArrow || !M->isArrow())) {
+    Member = M->getMemberDecl()->getDeclName();
+    Base = M->getBase();
+  } else if (const auto *M = dyn_cast<CXXDependentScopeMemberExpr>(Callee);
+      M && !M->isImplicitAccess() && (AllowArrow || !M->isArrow())) {
+    Member = M->getMember();
+    Base = M->getBase();
+  } else if (const auto *M = dyn_cast<UnresolvedMemberExpr>(Callee);
+             M && !M->isImplicitAccess() && (AllowArrow || !M->isArrow())) {
+    Member = M->getMemberName();
+    Base = M->getBase();
+  }
+  const IdentifierInfo *II = Member.getAsIdentifierInfo();
+  if (!Base || !II)
+    return nullptr;
+  Name = II->getName();
+  return Base;
+}
+
+/// The name of an unresolved member call, empty when \p E is not one.
+StringRef dependentMemberName(const Expr *E) {
+  const auto *Call = dyn_cast_or_null<CallExpr>(E ? E->IgnoreParenImpCasts() : nullptr);
+  StringRef Name;
+  return Call && dependentMemberBase(Call, Name, /*AllowArrow=*/true) ? Name
+                                                                                  : StringRef();
+}
+
+/// Only a tensor, or an object whose type is not known yet, can be an in-place target; the
+/// resolver then has to prove it a leaf.
+bool mayBeTensor(const Expr *E) { return E->isTypeDependent() || isTensorType(E->getType()); }
+
+/// An in-place operation in a template that is never instantiated, which cannot be
+/// resolved because some operand has a dependent type: `w.mul_(scale)`, `w -= lr * g`.
+std::optional<InplaceOp> asDependentInplaceOp(const Expr *E) {
+  if (const auto *CE = dyn_cast<CallExpr>(E)) {
+    StringRef Name;
+    const Expr *Base = dependentMemberBase(CE, Name);
+    if (!Base || !isInplaceName(Name) || !mayBeTensor(Base))
+      return std::nullopt;
+    InplaceOp Op{Base, Name.str(), "", false};
+    if (recordHasMember(recordOf(Base->getType()), Name.drop_back()))
+      Op.OutOfPlace = Name.drop_back().str();
+    return Op;
+  }
+  const Expr *LHS = nullptr;
+  StringRef Spelling;
+  if (const auto *BO = dyn_cast<BinaryOperator>(E);
+      BO && BO->isCompoundAssignmentOp() && !BO->isShiftAssignOp() && BO->isTypeDependent()) {
+    LHS = BO->getLHS();
+    Spelling = BO->getOpcodeStr();
+  } else if (const auto *OCE = dyn_cast<CXXOperatorCallExpr>(E);
+             OCE && !OCE->getDirectCallee() && OCE->getNumArgs() == 2 &&
+             OCE->isAssignmentOp() && OCE->getOperator() != OO_Equal &&
+             OCE->getOperator() != OO_LessLessEqual && OCE->getOperator() != OO_GreaterGreaterEqual) {
+    LHS = OCE->getArg(0);
+    Spelling = getOperatorSpelling(OCE->getOperator());
+  }
+  if (!LHS || !mayBeTensor(LHS) || Spelling.empty())
+    return std::nullopt;
+  return InplaceOp{LHS, Spelling.str(), Spelling.drop_back().str(), false};
+}
+
+const CXXRecordDecl *tensorClass(ASTContext &Ctx) {
+  auto LookupIn = [&](const DeclContext *DC, StringRef Name) {
+    DeclContext::lookup_result R = DC->lookup(DeclarationName(&Ctx.Idents.get(Name)));
+    return R.empty() ? nullptr : R.front();
+  };
+  const auto *At = dyn_cast_or_null<NamespaceDecl>(LookupIn(Ctx.getTranslationUnitDecl(), "at"));
+  const auto *RD = At ? dyn_cast_or_null<CXXRecordDecl>(LookupIn(At, "Tensor")) : nullptr;
+  return RD ? RD->getDefinition() : nullptr;
+}
+
+AST_MATCHER(Expr, isDependentInplaceOp) { return asDependentInplaceOp(&Node).has_value(); }
+
+bool isMarkName(StringRef Name) {
+  return Name == "requires_grad_" || Name == "set_requires_grad" || Name == "detach_";
+}
+
+/// `p.requires_grad_(flag)` on an object of dependent type, or with a dependent flag.
+AST_MATCHER_P(CallExpr, dependentMarkOn, ast_matchers::internal::Matcher<Expr>, Object) {
+  StringRef Name;
+  const Expr *Base = dependentMemberBase(&Node, Name);
+  return Base && isMarkName(Name) && Object.matches(*Base->IgnoreParenImpCasts(), Finder, Builder);
+}
+
+/// Whether such an unresolved mark turns requires_grad on: only a constant flag says so.
+bool dependentMarkTurnsOn(const CallExpr *Mark, ASTContext &Ctx) {
+  if (dependentMemberName(Mark) == "detach_")
+    return false;
+  if (Mark->getNumArgs() == 0)
+    return dependentMemberName(Mark) == "requires_grad_";
+  const Expr *Arg = Mark->getArg(0);
+  bool Value = false;
+  return !Arg->isValueDependent() && !Arg->isTypeDependent() &&
+         Arg->EvaluateAsBooleanCondition(Value, Ctx) && Value;
+}
+
+/// Whether \p Fn is (or is nested in) a template pattern that has no instantiation in this
+/// translation unit: the only place its in-place operations can be analysed.
+bool isUninstantiatedPattern(const FunctionDecl *Fn) {
+  if (const FunctionTemplateDecl *FT = Fn->getDescribedFunctionTemplate())
+    if (!FT->specializations().empty())
+      return false;
+  if (const auto *MD = dyn_cast<CXXMethodDecl>(Fn)) {
+    const CXXRecordDecl *Class = MD->getParent();
+    if (const ClassTemplateDecl *CT = Class->getDescribedClassTemplate())
+      return CT->specializations().empty();
+    if (Class->isLambda() || Class->isLocalClass())
+      if (const auto *Outer = dyn_cast<FunctionDecl>(Class->getDeclContext()))
+        return Outer->isDependentContext() ? isUninstantiatedPattern(Outer) : true;
+  }
+  return Fn->getDescribedFunctionTemplate() != nullptr;
+}
+
 /// Views share the base's storage and autograd identity: an in-place op on a view of a
 /// leaf that requires grad throws just as one on the leaf does.
 bool isViewMethod(StringRef Name) {
@@ -208,6 +333,10 @@ public:
   MaybeLeaf tensor(const Expr *E, const Stmt *At, unsigned Depth = 0) {
     E = strip(E);
     if (!E || Depth > 10)
+      return std::nullopt;
+    // What an unresolved expression yields is unknown until instantiation; a variable of
+    // dependent type is still followed to where its value comes from.
+    if (E->isTypeDependent() && !isa<DeclRefExpr>(E))
       return std::nullopt;
     if (const auto *MCE = dyn_cast<CXXMemberCallExpr>(E))
       return memberCall(MCE, At, Depth);
@@ -386,6 +515,11 @@ private:
                  cxxOperatorCallExpr(hasOverloadedOperatorName("="),
                                      hasArgument(0, ignoringParenImpCasts(expr(Target).bind("target"))))
                      .bind("assign"),
+                 // Unresolved in a template that is never instantiated: values unknown.
+                 binaryOperator(hasOperatorName("="),
+                                hasLHS(ignoringParenImpCasts(expr(Target).bind("target"))))
+                     .bind("assign"),
+                 callExpr(dependentMarkOn(expr(Target).bind("target"))).bind("mark"),
                  cxxMemberCallExpr(on(ignoringParenImpCasts(expr(Target).bind("target"))),
                                    callee(cxxMethodDecl(hasAnyName(
                                        "requires_grad_", "set_requires_grad", "detach_"))))
@@ -394,7 +528,11 @@ private:
       if (!Same(B.getNodeAs<Expr>("target")))
         continue;
       const Stmt *Event = B.getNodeAs<Stmt>("assign");
-      const Stmt *Value = Event ? cast<CXXOperatorCallExpr>(Event)->getArg(1) : nullptr;
+      const Stmt *Value = nullptr;
+      if (const auto *Assign = dyn_cast_or_null<CXXOperatorCallExpr>(Event))
+        Value = Assign->getArg(1);
+      else if (const auto *Assign = dyn_cast_or_null<BinaryOperator>(Event))
+        Value = Assign->getRHS();
       if (!Event)
         Event = Value = B.getNodeAs<Stmt>("mark");
       if (!before(Event, At) || (Last && !before(Last, Event)))
@@ -430,6 +568,9 @@ private:
   /// A value an event gave the variable: a mark decides by itself, an assignment by its
   /// right-hand side.
   MaybeLeaf eventValue(const Stmt *Value, const Stmt *At, unsigned Depth, Want W) {
+    if (const auto *Mark = dyn_cast<CallExpr>(Value); Mark && isMarkName(dependentMemberName(Mark)))
+      return W == Want::Tensor && dependentMarkTurnsOn(Mark, Ctx) ? MaybeLeaf(Leaf{LeafKind::Marked, Mark})
+                                                                 : std::nullopt;
     if (const auto *Mark = dyn_cast<CXXMemberCallExpr>(Value);
         Mark && Mark->getMethodDecl() && Mark->getMethodDecl()->getIdentifier() &&
         llvm::is_contained({StringRef("requires_grad_"), StringRef("set_requires_grad"),
@@ -502,16 +643,20 @@ private:
       if (Other == For || !before(Other, For) || (Last && !before(Last, Other)) ||
           !sameExpr(Other->getRangeInit(), For->getRangeInit()))
         continue;
+      auto LoopVar = declRefExpr(to(varDecl(equalsNode(Other->getLoopVariable()))));
       auto Marks = match(
-          findAll(cxxMemberCallExpr(on(ignoringParenImpCasts(declRefExpr(
-                                        to(varDecl(equalsNode(Other->getLoopVariable())))))),
-                                    callee(cxxMethodDecl(hasAnyName("requires_grad_", "set_requires_grad"))))
+          findAll(callExpr(anyOf(cxxMemberCallExpr(on(ignoringParenImpCasts(LoopVar)),
+                                                   callee(cxxMethodDecl(hasAnyName(
+                                                       "requires_grad_", "set_requires_grad")))),
+                                 dependentMarkOn(LoopVar)))
                       .bind("mark")),
           *Other->getBody(), Ctx);
       if (Marks.empty())
         continue;
       Last = Other;
-      Frozen = !markTurnsOn(Marks.back().getNodeAs<CXXMemberCallExpr>("mark"));
+      const auto *Mark = Marks.back().getNodeAs<CallExpr>("mark");
+      const auto *Resolved = dyn_cast<CXXMemberCallExpr>(Mark);
+      Frozen = Resolved ? !markTurnsOn(Resolved) : !dependentMarkTurnsOn(Mark, Ctx);
     }
     return Frozen;
   }
@@ -570,6 +715,10 @@ private:
         return dict(MCE->getImplicitObjectArgument(), At, Depth + 1);
       return returnedBy(MD, Depth, Want::Container);
     }
+    // `model.parameters()` on a model of dependent type, in a template never instantiated.
+    if (const auto *CE = dyn_cast<CallExpr>(E);
+        CE && CE->getNumArgs() == 0 && dependentMemberName(CE) == "parameters")
+      return Leaf{LeafKind::Parameter, CE};
     if (const auto *CE = dyn_cast<CallExpr>(E); CE && !isa<CXXOperatorCallExpr>(CE))
       return returnedBy(CE->getDirectCallee(), Depth, Want::Container);
     if (const auto *DRE = dyn_cast<DeclRefExpr>(E))
@@ -824,20 +973,48 @@ void InplaceOnLeafCheck::registerMatchers(MatchFinder *Finder) {
       traverse(TK_AsIs, callExpr(unless(isExpansionInSystemHeader()), isInplaceTensorOp())
                             .bind("op")),
       this);
+  Finder->addMatcher(traverse(TK_AsIs, expr(anyOf(callExpr(), binaryOperator()),
+                                            unless(isExpansionInSystemHeader()),
+                                            isDependentInplaceOp())
+                                           .bind("dependent")),
+                     this);
 }
 
 void InplaceOnLeafCheck::check(const MatchFinder::MatchResult &Result) {
-  const auto *Call = Result.Nodes.getNodeAs<CallExpr>("op");
   ASTContext &Ctx = *Result.Context;
-  std::optional<InplaceOp> Op = asInplaceOp(Call);
-  SourceLocation Loc = Call->getExprLoc();
+  const Expr *Call = Result.Nodes.getNodeAs<CallExpr>("op");
+  std::optional<InplaceOp> Op;
+  SourceLocation Loc;
+  if (Call) {
+    Op = asInplaceOp(cast<CallExpr>(Call));
+    Loc = Call->getExprLoc();
+  } else if ((Call = Result.Nodes.getNodeAs<Expr>("dependent"))) {
+    Op = asDependentInplaceOp(Call);
+    Loc = Call->getExprLoc();
+    if (const auto *CE = dyn_cast<CallExpr>(Call)) {
+      const Expr *Callee = CE->getCallee()->IgnoreParenImpCasts();
+      if (const auto *M = dyn_cast<MemberExpr>(Callee))
+        Loc = M->getMemberLoc();
+      else if (const auto *M = dyn_cast<CXXDependentScopeMemberExpr>(Callee))
+        Loc = M->getMemberLoc();
+      else if (const auto *M = dyn_cast<UnresolvedMemberExpr>(Callee))
+        Loc = M->getMemberLoc();
+      // An object of dependent type proven a leaf tensor is an at::Tensor.
+      if (Op && Op->OutOfPlace.empty() &&
+          recordHasMember(tensorClass(Ctx), StringRef(Op->Spelling).drop_back()))
+        Op->OutOfPlace = StringRef(Op->Spelling).drop_back().str();
+    }
+  }
   if (!Op || Loc.isInvalid() || Loc.isMacroID())
     return;
-  // Templates are analysed in their instantiations, where the types are known.
-  if (const FunctionDecl *FD = enclosingFunction(Call, Ctx); FD && FD->isDependentContext())
+  // Templates are analysed in their instantiations, where the types are known; a template
+  // nobody instantiates here is analysed as written, unresolved operations by name.
+  const FunctionDecl *FD = enclosingFunction(Call, Ctx);
+  if (FD ? FD->isDependentContext() && !isUninstantiatedPattern(FD) : Call->isTypeDependent())
     return;
   // `w.mul_(a).add_(b)`: the first in-place op is the one that throws.
-  if (const auto *Inner = dyn_cast<CallExpr>(strip(Op->Target)); Inner && asInplaceOp(Inner))
+  if (const auto *Inner = dyn_cast<CallExpr>(strip(Op->Target));
+      Inner && (asInplaceOp(Inner) || asDependentInplaceOp(Inner)))
     return;
 
   MaybeLeaf L = LeafResolver(Ctx, FieldCache).tensor(Op->Target, Call);

@@ -599,3 +599,119 @@ void positiveOverwriteNamedParameter(Net &model) {
   auto params = model->named_parameters();
   overwrite(params, "fc.bias", torch::zeros({1}));
 }
+
+// ---- templates never instantiated in this file: analysed as written ------------------------
+
+template <typename T>
+void positiveUninstantiatedDependentArgument(T scale) {
+  auto w = torch::ones({3}, torch::requires_grad());
+  w.mul_(scale);
+  // CHECK: :[[@LINE-1]]:5: warning: in-place 'mul_' on leaf tensor 'w' that requires grad throws at runtime; consider wrapping the update in 'torch::NoGradGuard' or using the out-of-place 'mul'
+  // CHECK: :[[@LINE-3]]:12: note: the tensor was created with requires_grad here
+}
+
+template <typename T>
+void negativeUninstantiatedDependentArgumentGuarded(T scale) {
+  auto w = torch::ones({3}, torch::requires_grad());
+  torch::NoGradGuard guard;
+  w.mul_(scale);
+}
+
+template <typename T>
+void negativeUninstantiatedDependentArgumentOutOfPlace(T scale) {
+  auto w = torch::ones({3}, torch::requires_grad());
+  auto v = w.mul(scale);
+  v.mul_(scale);
+}
+
+template <typename T>
+void negativeUninstantiatedReassignedFromDependent(T init) {
+  auto w = torch::ones({3}, torch::requires_grad());
+  w = init;
+  w.mul_(2);
+}
+
+template <typename T>
+void negativeUninstantiatedFrozenByDependentFlag(T flag) {
+  auto w = torch::ones({3}, torch::requires_grad());
+  w.requires_grad_(flag);
+  w.mul_(2);
+}
+
+template <typename T>
+void positiveUninstantiatedResolved(T) {
+  auto w = torch::ones({3}, torch::requires_grad());
+  w.add_(1);
+  // CHECK: :[[@LINE-1]]:5: warning: in-place 'add_' on leaf tensor 'w' that requires grad
+  // CHECK: :[[@LINE-3]]:12: note: the tensor was created with requires_grad here
+}
+
+template <typename G>
+void positiveUninstantiatedCompoundDependent(const G &grad, double lr) {
+  auto w = torch::randn({3}, torch::requires_grad());
+  w -= lr * grad;
+  // CHECK: :[[@LINE-1]]:5: warning: in-place '-=' on leaf tensor 'w' that requires grad throws at runtime; consider wrapping the update in 'torch::NoGradGuard' or using the out-of-place '-'
+  // CHECK: :[[@LINE-3]]:12: note: the tensor was created with requires_grad here
+}
+
+template <typename G>
+void negativeUninstantiatedCompoundDependentGuarded(const G &grad, double lr) {
+  auto w = torch::randn({3}, torch::requires_grad());
+  {
+    torch::NoGradGuard no_grad;
+    w -= lr * grad;
+  }
+}
+
+template <typename G>
+void negativeUninstantiatedCompoundOnPlainTensor(const G &grad, double lr) {
+  auto w = torch::randn({3});
+  w -= lr * grad;
+  int steps = 0;
+  steps += grad.size();
+}
+
+template <typename Model>
+void positiveUninstantiatedManualSgd(Model &model, double lr) {
+  for (auto &p : model->parameters())
+    p -= lr * p.grad();
+  // CHECK: :[[@LINE-1]]:7: warning: in-place '-=' on leaf tensor 'p' that requires grad
+  // CHECK: :[[@LINE-3]]:18: note: module parameters, leaves that require grad, come from here
+  for (auto &p : model.parameters())
+    p.add_(p.grad(), -lr);
+  // CHECK: :[[@LINE-1]]:7: warning: in-place 'add_' on leaf tensor 'p' that requires grad throws at runtime; consider wrapping the update in 'torch::NoGradGuard' or using the out-of-place 'add'
+  // CHECK: :[[@LINE-3]]:18: note: module parameters, leaves that require grad, come from here
+}
+
+template <typename Model>
+void negativeUninstantiatedManualSgdGuarded(Model &model, double lr) {
+  torch::NoGradGuard no_grad;
+  for (auto &p : model->parameters())
+    p -= lr * p.grad();
+  for (auto &p : model.parameters())
+    p.add_(p.grad(), -lr);
+}
+
+template <typename Model>
+void negativeUninstantiatedGradientsAndData(Model &model, double lr) {
+  for (auto &p : model->parameters()) {
+    p.grad().zero_();
+    p.data().add_(p.grad(), -lr);
+  }
+}
+
+template <typename Model>
+void negativeUninstantiatedFrozenThenUpdated(Model &model, double lr) {
+  for (auto &p : model->parameters())
+    p.requires_grad_(false);
+  for (auto &p : model->parameters())
+    p.add_(p.grad(), -lr);
+}
+
+template <typename Batches>
+void negativeUninstantiatedOtherRange(Batches &batches) {
+  for (auto &b : batches)
+    b.mul_(2);
+  for (auto &b : batches.data())
+    b -= 1;
+}
