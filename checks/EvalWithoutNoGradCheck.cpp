@@ -43,17 +43,117 @@ bool inLoopBelow(const Stmt *S, const Stmt *Root, ASTContext &Ctx) {
   return false;
 }
 
-/// The class a forward runs: the callee's class, or T for `holder(x)` on a ModuleHolder<T>.
-const CXXRecordDecl *forwardedClass(const Stmt *Forward) {
-  const auto *Call = dyn_cast<CallExpr>(Forward);
-  const auto *MD = Call ? dyn_cast_or_null<CXXMethodDecl>(Call->getDirectCallee()) : nullptr;
-  if (!MD)
+/// The member a call names when it cannot be resolved yet: `x.name(...)` with dependent
+/// arguments or on an object of dependent type, in a template that is never instantiated.
+StringRef dependentMemberName(const Expr *Callee) {
+  Callee = Callee->IgnoreParenImpCasts();
+  DeclarationName Name;
+  if (const auto *M = dyn_cast<CXXDependentScopeMemberExpr>(Callee))
+    Name = M->getMember();
+  else if (const auto *M = dyn_cast<UnresolvedMemberExpr>(Callee))
+    Name = M->getMemberName();
+  const IdentifierInfo *II = Name.getAsIdentifierInfo();
+  return II ? II->getName() : StringRef();
+}
+
+AST_MATCHER_P(CallExpr, dependentMemberCall, std::vector<StringRef>, Names) {
+  return llvm::is_contained(Names, dependentMemberName(Node.getCallee()));
+}
+
+/// `x.add_(y)` and other in-place tensor methods left unresolved in a template.
+AST_MATCHER(CallExpr, dependentInPlaceCall) {
+  return dependentMemberName(Node.getCallee()).endswith("_");
+}
+
+/// `f(x)` with dependent arguments: a call of one of the named free functions.
+AST_MATCHER_P(CallExpr, unresolvedCallOf, std::vector<StringRef>, QualifiedNames) {
+  const auto *Lookup = dyn_cast<UnresolvedLookupExpr>(Node.getCallee()->IgnoreParenImpCasts());
+  if (!Lookup)
+    return false;
+  for (const NamedDecl *D : Lookup->decls())
+    if (llvm::is_contained(QualifiedNames, D->getUnderlyingDecl()->getQualifiedNameAsString()))
+      return true;
+  return false;
+}
+
+/// A call with dependent arguments whose candidate user functions reach \p Inner.
+AST_MATCHER_P(CallExpr, unresolvedCalleeReaches, clang::ast_matchers::internal::Matcher<Stmt>,
+              Inner) {
+  const auto *Lookup = dyn_cast<UnresolvedLookupExpr>(Node.getCallee()->IgnoreParenImpCasts());
+  if (!Lookup)
+    return false;
+  for (const NamedDecl *D : Lookup->decls()) {
+    const FunctionDecl *FD = D->getAsFunction();
+    if (FD && FD->hasBody() && !isInSystemHeader(FD) &&
+        findReachable(FD->getBody(), Inner, Finder->getASTContext(), /*Depth=*/2))
+      return true;
+  }
+  return false;
+}
+
+/// The object a call with dependent arguments runs on: the base of `m->forward(x)` or the
+/// module of `m(x)`. Null for calls on objects of dependent type, which stay unknown.
+const Expr *dependentCallObject(const CallExpr *Call) {
+  if (isa<CXXMemberCallExpr, CXXOperatorCallExpr>(Call))
     return nullptr;
-  const CXXRecordDecl *RD = MD->getParent();
+  const Expr *Callee = Call->getCallee()->IgnoreParenImpCasts();
+  const Expr *Obj = Callee;
+  if (const auto *M = dyn_cast<MemberExpr>(Callee))
+    Obj = M->getBase();
+  else if (const auto *M = dyn_cast<UnresolvedMemberExpr>(Callee))
+    Obj = M->isImplicitAccess() ? nullptr : M->getBase();
+  else if (isa<CXXDependentScopeMemberExpr>(Callee))
+    return nullptr;
+  return Obj && !Obj->isTypeDependent() && isModuleType(Obj->getType()) ? Obj : nullptr;
+}
+
+/// A module forward left unresolved because its arguments depend on a template parameter,
+/// run on an object whose (non-dependent) type is a module: `model->forward(batch.data)`,
+/// `model(batch.data)`.
+AST_MATCHER(CallExpr, dependentModuleForward) {
+  const Expr *Obj = dependentCallObject(&Node);
+  if (!Obj)
+    return false;
+  const Expr *Callee = Node.getCallee()->IgnoreParenImpCasts();
+  if (Callee == Obj)
+    return true;
+  if (const auto *M = dyn_cast<MemberExpr>(Callee)) {
+    const auto *MD = dyn_cast<CXXMethodDecl>(M->getMemberDecl());
+    return MD && MD->getIdentifier() && MD->getName() == "forward";
+  }
+  return dependentMemberName(Callee) == "forward";
+}
+
+/// T for a ModuleHolder<T> (or a class derived from one, like torch::nn::Linear), else null.
+const CXXRecordDecl *heldModule(const CXXRecordDecl *RD, unsigned Depth = 3) {
+  if (!RD)
+    return nullptr;
   if (const auto *Spec = dyn_cast<ClassTemplateSpecializationDecl>(RD);
       Spec && Spec->getName() == "ModuleHolder" && Spec->getTemplateArgs().size() == 1 &&
       Spec->getTemplateArgs()[0].getKind() == TemplateArgument::Type)
     return Spec->getTemplateArgs()[0].getAsType()->getAsCXXRecordDecl();
+  RD = RD->getDefinition();
+  if (!RD || Depth == 0)
+    return nullptr;
+  for (const CXXBaseSpecifier &Base : RD->bases())
+    if (const CXXRecordDecl *Held = heldModule(recordOf(Base.getType()), Depth - 1))
+      return Held;
+  return nullptr;
+}
+
+/// The class a forward runs: the callee's class, or T for `holder(x)` on a ModuleHolder<T>.
+const CXXRecordDecl *forwardedClass(const Stmt *Forward) {
+  const auto *Call = dyn_cast<CallExpr>(Forward);
+  if (!Call)
+    return nullptr;
+  const CXXRecordDecl *RD = nullptr;
+  if (const auto *MD = dyn_cast_or_null<CXXMethodDecl>(Call->getDirectCallee()))
+    RD = MD->getParent();
+  else if (const Expr *Obj = dependentCallObject(Call))
+    RD = Obj->getType()->isPointerType() ? Obj->getType()->getPointeeType()->getAsCXXRecordDecl()
+                                         : recordOf(Obj->getType());
+  if (const CXXRecordDecl *Held = heldModule(RD))
+    return Held;
   return RD;
 }
 
@@ -75,7 +175,8 @@ bool isParameterFreeBuiltin(const Stmt *Forward) {
 
 /// A module forward of user code or of a LibTorch layer with parameters.
 clang::ast_matchers::internal::BindableMatcher<Stmt> modelForward() {
-  return stmt(moduleForwardCall(), unless(parameterFreeBuiltin()));
+  return stmt(anyOf(moduleForwardCall(), callExpr(dependentModuleForward())),
+              unless(parameterFreeBuiltin()));
 }
 
 /// The first forward of a user helper body that does not sit in a loop of its own (such a
@@ -120,10 +221,15 @@ ForwardSite firstForward(const Stmt *Loop, ASTContext &Ctx) {
   return {};
 }
 
-/// backward(), optimizer step() or torch::autograd::grad(): what needs a recorded graph.
+/// backward(), optimizer step() or torch::autograd::grad(): what needs a recorded graph. In a
+/// template nobody instantiates, calls with dependent parts count by name.
 clang::ast_matchers::internal::Matcher<Stmt> gradientConsumer() {
-  return stmt(anyOf(backwardCall(), optimizerStepCall(),
-                    callExpr(callee(functionDecl(hasName("::torch::autograd::grad"))))));
+  auto Resolved = stmt(anyOf(backwardCall(), optimizerStepCall(),
+                             callExpr(callee(functionDecl(hasName("::torch::autograd::grad"))))));
+  auto ByName = stmt(anyOf(
+      Resolved, callExpr(dependentMemberCall({"backward", "step"})),
+      callExpr(unresolvedCallOf({"torch::autograd::grad", "torch::autograd::backward"}))));
+  return stmt(anyOf(ByName, callExpr(unresolvedCalleeReaches(ByName))));
 }
 
 /// A call into user code whose body this translation unit cannot see, named like a training
@@ -132,8 +238,11 @@ AST_MATCHER(CallExpr, opaqueTrainingCall) {
   static const llvm::Regex Name("backward|step|train|update|optimi[sz]e|fit",
                                 llvm::Regex::IgnoreCase);
   const FunctionDecl *FD = Node.getDirectCallee();
-  return FD && FD->getIdentifier() && !FD->getDefinition() && !isInSystemHeader(FD) &&
-         Name.match(FD->getName());
+  if (FD)
+    return FD->getIdentifier() && !FD->getDefinition() && !isInSystemHeader(FD) &&
+           Name.match(FD->getName());
+  // On an object of dependent type (`trainer.update(loss)` in a template) nothing is known.
+  return Name.match(dependentMemberName(Node.getCallee()));
 }
 
 /// Tensors, IValues, and containers or tuples of them: values that can keep a graph alive.
@@ -214,11 +323,13 @@ void collectWrittenState(const Stmt *Scope, SourceRange Local, const FunctionDec
     // In-place tensor methods are const members of at::Tensor: the analyzer misses them,
     // also on a view of the variable (`outputs.select(0, i).copy_(y)`).
     auto Ref = declRefExpr(to(varDecl(equalsNode(VD))));
-    bool Written = Mutations.isMutated(VD) ||
-                   !match(findAll(cxxMemberCallExpr(callee(cxxMethodDecl(matchesName("_$"))),
-                                                    on(expr(anyOf(Ref, hasDescendant(Ref)))))),
-                          *Scope, Ctx)
-                        .empty();
+    bool Written =
+        Mutations.isMutated(VD) ||
+        !match(findAll(stmt(anyOf(cxxMemberCallExpr(callee(cxxMethodDecl(matchesName("_$"))),
+                                                     on(expr(anyOf(Ref, hasDescendant(Ref))))),
+                                  callExpr(dependentInPlaceCall(), callee(expr(hasDescendant(Ref))))))),
+               *Scope, Ctx)
+             .empty();
     if (Written)
       Tainted.insert(VD);
   }
@@ -357,6 +468,8 @@ const ValueDecl *moduleObject(const Stmt *Call) {
     Obj = MC->getImplicitObjectArgument();
   else if (const auto *OC = dyn_cast<CXXOperatorCallExpr>(Call))
     Obj = OC->getNumArgs() ? OC->getArg(0) : nullptr;
+  else if (const auto *C = dyn_cast<CallExpr>(Call))
+    Obj = dependentCallObject(C);
   while (Obj) {
     Obj = Obj->IgnoreParenImpCasts();
     if (const auto *Arrow = dyn_cast<CXXOperatorCallExpr>(Obj);
@@ -402,7 +515,8 @@ const Stmt *evalCallBefore(const Stmt *Loop, const ForwardSite &Fwd, const Funct
 bool gradNeutral(const Stmt *S, ASTContext &Ctx) {
   if (isa<LabelStmt, SwitchCase>(S))
     return false;
-  auto Touchy = stmt(anyOf(labelStmt(), switchCase(), lambdaExpr(),
+  // In a template, what a dependent expression touches is unknown.
+  auto Touchy = stmt(anyOf(labelStmt(), switchCase(), lambdaExpr(), expr(isTypeDependent()),
                            callExpr(callee(functionDecl(unless(isExpansionInSystemHeader()))))));
   return match(findAll(Touchy), *S, Ctx).empty() &&
          llvm::none_of(match(findAll(expr().bind("e")), *S, Ctx), [](const BoundNodes &B) {
@@ -443,6 +557,23 @@ std::optional<FixItHint> guardFix(const Stmt *Loop, const FunctionDecl *FD, ASTC
   return FixItHint::CreateInsertion(Begin, ("torch::NoGradGuard no_grad;\n" + Line).str());
 }
 
+/// Whether \p Fn is (or is nested in) a template pattern that has no instantiation in this
+/// translation unit: the only place its loops can be analysed.
+bool isUninstantiatedPattern(const FunctionDecl *Fn) {
+  if (const FunctionTemplateDecl *FT = Fn->getDescribedFunctionTemplate())
+    if (!FT->specializations().empty())
+      return false;
+  if (const auto *MD = dyn_cast<CXXMethodDecl>(Fn)) {
+    const CXXRecordDecl *Class = MD->getParent();
+    if (const ClassTemplateDecl *CT = Class->getDescribedClassTemplate())
+      return CT->specializations().empty();
+    if (Class->isLambda() || Class->isLocalClass())
+      if (const auto *Outer = dyn_cast<FunctionDecl>(Class->getDeclContext()))
+        return Outer->isDependentContext() ? isUninstantiatedPattern(Outer) : true;
+  }
+  return Fn->getDescribedFunctionTemplate() != nullptr;
+}
+
 } // namespace
 
 void EvalWithoutNoGradCheck::registerMatchers(MatchFinder *Finder) {
@@ -456,7 +587,9 @@ void EvalWithoutNoGradCheck::check(const MatchFinder::MatchResult &Result) {
   if (!Loop || Loop->getBeginLoc().isMacroID() || !loopBody(Loop))
     return;
   const FunctionDecl *Inner = enclosingFunction(Loop, Ctx);
-  if (!Inner || Inner->isDependentContext())
+  // Template patterns are analysed through their instantiations, where calls resolve; a
+  // template nobody instantiates is analysed as written, its dependent calls by name.
+  if (!Inner || (Inner->isDependentContext() && !isUninstantiatedPattern(Inner)))
     return;
   // A module's own forward (looping over its layers or time steps) runs in its caller's mode.
   if (const auto *MD = dyn_cast<CXXMethodDecl>(outerFunction(Loop, Ctx));
@@ -472,8 +605,11 @@ void EvalWithoutNoGradCheck::check(const MatchFinder::MatchResult &Result) {
                     Ctx))
     return;
   // A loop that inspects or prepares the graph (tests of autograd, input gradients) wants it.
-  if (!match(findAll(tensorMethodCall({"requires_grad", "requires_grad_", "set_requires_grad",
-                                       "grad_fn", "retain_grad", "register_hook", "is_leaf"})),
+  static const std::vector<StringRef> GraphQueries{"requires_grad", "requires_grad_",
+                                                   "set_requires_grad", "grad_fn", "retain_grad",
+                                                   "register_hook", "is_leaf"};
+  if (!match(findAll(stmt(anyOf(tensorMethodCall(GraphQueries),
+                                callExpr(dependentMemberCall(GraphQueries))))),
              *loopBody(Loop), Ctx)
            .empty())
     return;

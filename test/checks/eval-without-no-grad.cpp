@@ -616,3 +616,107 @@ void negativeChecksThatOutputsRecordGraph(Net &model, const std::vector<torch::T
       std::printf("no graph\n");
   }
 }
+
+// Function templates nobody instantiates (the pytorch/examples mnist shape): calls with
+// dependent arguments stay unresolved and are recognised on module-typed objects.
+template <typename DataLoader>
+void positiveUninstantiatedEvalLoop(Net &model, torch::Device device, DataLoader &data_loader,
+                                    size_t dataset_size) {
+  model->eval();
+  double test_loss = 0;
+  int64_t num_correct = 0;
+  for (const auto &batch : data_loader) {
+    auto data = batch.data.to(device), targets = batch.target.to(device);
+    auto output = model->forward(data);
+    // CHECK: :[[@LINE-1]]:19: warning: model forward runs with autograd enabled
+    // CHECK: :[[@LINE-4]]:3: note: loop starts here
+    // CHECK: :[[@LINE-8]]:3: note: model put in eval mode here
+    test_loss += torch::nll_loss(output, targets, {}, torch::Reduction::Sum).template item<float>();
+    num_correct += output.argmax(1).eq(targets).sum().template item<int64_t>();
+  }
+  test_loss /= dataset_size;
+  std::printf("loss %.4f acc %.3f\n", test_loss, static_cast<double>(num_correct) / dataset_size);
+}
+// FIXED: int64_t num_correct = 0;
+// FIXED-NEXT: torch::NoGradGuard no_grad;
+// FIXED-NEXT: for (const auto &batch : data_loader) {
+
+template <typename DataLoader>
+void positiveUninstantiatedCallOperator(Net &model, DataLoader &loader,
+                                        std::vector<torch::Tensor> &preds) {
+  model->eval();
+  for (auto &batch : loader)
+    preds.push_back(model(batch.data).argmax(1));
+  // CHECK: :[[@LINE-1]]:21: warning: model forward runs with autograd enabled
+  // CHECK: :[[@LINE-3]]:3: note: loop starts here
+  // CHECK: :[[@LINE-5]]:3: note: model put in eval mode here
+}
+
+template <typename DataLoader>
+void negativeUninstantiatedEvalLoopWithGuard(Net &model, torch::Device device,
+                                             DataLoader &data_loader) {
+  torch::NoGradGuard no_grad;
+  model->eval();
+  double test_loss = 0;
+  for (const auto &batch : data_loader) {
+    auto data = batch.data.to(device), targets = batch.target.to(device);
+    auto output = model->forward(data);
+    test_loss += torch::nll_loss(output, targets).template item<float>();
+  }
+}
+
+template <typename DataLoader>
+void negativeUninstantiatedTrainLoop(Net &model, torch::Device device, DataLoader &data_loader,
+                                     torch::optim::Optimizer &optimizer) {
+  model->train();
+  for (auto &batch : data_loader) {
+    auto data = batch.data.to(device), targets = batch.target.to(device);
+    optimizer.zero_grad();
+    auto output = model->forward(data);
+    auto loss = torch::nll_loss(output, targets);
+    loss.backward();
+    optimizer.step();
+  }
+}
+
+// backward() on a loss of dependent type is still a backward pass.
+template <typename DataLoader>
+void negativeUninstantiatedDependentBackward(Net &model, DataLoader &data_loader) {
+  model->eval();
+  for (auto &batch : data_loader) {
+    auto loss = model->forward(batch.data).sum();
+    loss.backward();
+  }
+}
+
+template <typename DataLoader>
+void negativeUninstantiatedBackpropAfterLoop(Net &model, DataLoader &data_loader) {
+  model->eval();
+  std::vector<torch::Tensor> outputs;
+  for (auto &batch : data_loader)
+    outputs.push_back(model->forward(batch.data));
+  torch::stack(outputs).sum().backward();
+}
+
+// Nothing is known about a model of dependent type.
+template <typename Model, typename DataLoader>
+void negativeUninstantiatedDependentModel(Model &model, DataLoader &data_loader) {
+  model.eval();
+  for (auto &batch : data_loader)
+    auto output = model.forward(batch.data);
+}
+
+// An instantiated template is analysed through its instantiation, once.
+template <typename Inputs>
+void positiveInstantiatedTemplate(Net &model, const Inputs &inputs) {
+  model->eval();
+  for (const auto &x : inputs)
+    auto y = model->forward(x);
+  // CHECK: :[[@LINE-1]]:14: warning: model forward runs with autograd enabled
+  // CHECK: :[[@LINE-3]]:3: note: loop starts here
+  // CHECK: :[[@LINE-5]]:3: note: model put in eval mode here
+}
+
+void instantiateTemplate(Net &model, const std::vector<torch::Tensor> &xs) {
+  positiveInstantiatedTemplate(model, xs);
+}
