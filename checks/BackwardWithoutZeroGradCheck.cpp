@@ -36,19 +36,6 @@ StmtMatcher gradClearing() {
                hasArgument(0, gradAccess()))));
 }
 
-/// The member a call names when it cannot be resolved yet: `x.name(...)` on an object of
-/// dependent type in a template that is never instantiated.
-StringRef dependentMemberName(const Expr *Callee) {
-  Callee = Callee->IgnoreParenImpCasts();
-  DeclarationName Name;
-  if (const auto *M = dyn_cast<CXXDependentScopeMemberExpr>(Callee))
-    Name = M->getMember();
-  else if (const auto *M = dyn_cast<UnresolvedMemberExpr>(Callee))
-    Name = M->getMemberName();
-  const IdentifierInfo *II = Name.getAsIdentifierInfo();
-  return II ? II->getName() : StringRef();
-}
-
 const Expr *dependentMemberBase(const Expr *Callee) {
   Callee = Callee->IgnoreParenImpCasts();
   if (const auto *M = dyn_cast<CXXDependentScopeMemberExpr>(Callee))
@@ -135,23 +122,6 @@ bool runsBackwardAndStep(const Stmt *Loop, const Vocabulary &V, ASTContext &Ctx)
 
 AST_MATCHER_P(Stmt, isTrainingLoop, bool, InUninstantiatedTemplate) {
   return runsBackwardAndStep(&Node, vocabulary(InUninstantiatedTemplate), Finder->getASTContext());
-}
-
-/// Whether \p Fn is (or is nested in) a template pattern that has no instantiation in this
-/// translation unit: the only place its loops can be analysed.
-bool isUninstantiatedPattern(const FunctionDecl *Fn) {
-  if (const FunctionTemplateDecl *FT = Fn->getDescribedFunctionTemplate())
-    if (!FT->specializations().empty())
-      return false;
-  if (const auto *MD = dyn_cast<CXXMethodDecl>(Fn)) {
-    const CXXRecordDecl *Class = MD->getParent();
-    if (const ClassTemplateDecl *CT = Class->getDescribedClassTemplate())
-      return CT->specializations().empty();
-    if (Class->isLambda() || Class->isLocalClass())
-      if (const auto *Outer = dyn_cast<FunctionDecl>(Class->getDeclContext()))
-        return Outer->isDependentContext() ? isUninstantiatedPattern(Outer) : true;
-  }
-  return Fn->getDescribedFunctionTemplate() != nullptr;
 }
 
 /// The parts of a loop that run on every iteration: the range initializer of a range-for

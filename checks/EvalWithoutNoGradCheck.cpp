@@ -43,19 +43,6 @@ bool inLoopBelow(const Stmt *S, const Stmt *Root, ASTContext &Ctx) {
   return false;
 }
 
-/// The member a call names when it cannot be resolved yet: `x.name(...)` with dependent
-/// arguments or on an object of dependent type, in a template that is never instantiated.
-StringRef dependentMemberName(const Expr *Callee) {
-  Callee = Callee->IgnoreParenImpCasts();
-  DeclarationName Name;
-  if (const auto *M = dyn_cast<CXXDependentScopeMemberExpr>(Callee))
-    Name = M->getMember();
-  else if (const auto *M = dyn_cast<UnresolvedMemberExpr>(Callee))
-    Name = M->getMemberName();
-  const IdentifierInfo *II = Name.getAsIdentifierInfo();
-  return II ? II->getName() : StringRef();
-}
-
 AST_MATCHER_P(CallExpr, dependentMemberCall, std::vector<StringRef>, Names) {
   return llvm::is_contained(Names, dependentMemberName(Node.getCallee()));
 }
@@ -555,23 +542,6 @@ std::optional<FixItHint> guardFix(const Stmt *Loop, const FunctionDecl *FD, ASTC
     return std::nullopt;
   StringRef Line = Lexer::getIndentationForLine(Begin, SM);
   return FixItHint::CreateInsertion(Begin, ("torch::NoGradGuard no_grad;\n" + Line).str());
-}
-
-/// Whether \p Fn is (or is nested in) a template pattern that has no instantiation in this
-/// translation unit: the only place its loops can be analysed.
-bool isUninstantiatedPattern(const FunctionDecl *Fn) {
-  if (const FunctionTemplateDecl *FT = Fn->getDescribedFunctionTemplate())
-    if (!FT->specializations().empty())
-      return false;
-  if (const auto *MD = dyn_cast<CXXMethodDecl>(Fn)) {
-    const CXXRecordDecl *Class = MD->getParent();
-    if (const ClassTemplateDecl *CT = Class->getDescribedClassTemplate())
-      return CT->specializations().empty();
-    if (Class->isLambda() || Class->isLocalClass())
-      if (const auto *Outer = dyn_cast<FunctionDecl>(Class->getDeclContext()))
-        return Outer->isDependentContext() ? isUninstantiatedPattern(Outer) : true;
-  }
-  return Fn->getDescribedFunctionTemplate() != nullptr;
 }
 
 } // namespace

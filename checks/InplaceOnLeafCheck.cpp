@@ -165,7 +165,7 @@ const Expr *dependentMemberBase(const CallExpr *Call, StringRef &Name, bool Allo
 }
 
 /// The name of an unresolved member call, empty when \p E is not one.
-StringRef dependentMemberName(const Expr *E) {
+StringRef unresolvedMemberCallName(const Expr *E) {
   const auto *Call = dyn_cast_or_null<CallExpr>(E ? E->IgnoreParenImpCasts() : nullptr);
   StringRef Name;
   return Call && dependentMemberBase(Call, Name, /*AllowArrow=*/true) ? Name
@@ -232,31 +232,14 @@ AST_MATCHER_P(CallExpr, dependentMarkOn, ast_matchers::internal::Matcher<Expr>, 
 
 /// Whether such an unresolved mark turns requires_grad on: only a constant flag says so.
 bool dependentMarkTurnsOn(const CallExpr *Mark, ASTContext &Ctx) {
-  if (dependentMemberName(Mark) == "detach_")
+  if (unresolvedMemberCallName(Mark) == "detach_")
     return false;
   if (Mark->getNumArgs() == 0)
-    return dependentMemberName(Mark) == "requires_grad_";
+    return unresolvedMemberCallName(Mark) == "requires_grad_";
   const Expr *Arg = Mark->getArg(0);
   bool Value = false;
   return !Arg->isValueDependent() && !Arg->isTypeDependent() &&
          Arg->EvaluateAsBooleanCondition(Value, Ctx) && Value;
-}
-
-/// Whether \p Fn is (or is nested in) a template pattern that has no instantiation in this
-/// translation unit: the only place its in-place operations can be analysed.
-bool isUninstantiatedPattern(const FunctionDecl *Fn) {
-  if (const FunctionTemplateDecl *FT = Fn->getDescribedFunctionTemplate())
-    if (!FT->specializations().empty())
-      return false;
-  if (const auto *MD = dyn_cast<CXXMethodDecl>(Fn)) {
-    const CXXRecordDecl *Class = MD->getParent();
-    if (const ClassTemplateDecl *CT = Class->getDescribedClassTemplate())
-      return CT->specializations().empty();
-    if (Class->isLambda() || Class->isLocalClass())
-      if (const auto *Outer = dyn_cast<FunctionDecl>(Class->getDeclContext()))
-        return Outer->isDependentContext() ? isUninstantiatedPattern(Outer) : true;
-  }
-  return Fn->getDescribedFunctionTemplate() != nullptr;
 }
 
 /// Views share the base's storage and autograd identity: an in-place op on a view of a
@@ -568,7 +551,7 @@ private:
   /// A value an event gave the variable: a mark decides by itself, an assignment by its
   /// right-hand side.
   MaybeLeaf eventValue(const Stmt *Value, const Stmt *At, unsigned Depth, Want W) {
-    if (const auto *Mark = dyn_cast<CallExpr>(Value); Mark && isMarkName(dependentMemberName(Mark)))
+    if (const auto *Mark = dyn_cast<CallExpr>(Value); Mark && isMarkName(unresolvedMemberCallName(Mark)))
       return W == Want::Tensor && dependentMarkTurnsOn(Mark, Ctx) ? MaybeLeaf(Leaf{LeafKind::Marked, Mark})
                                                                  : std::nullopt;
     if (const auto *Mark = dyn_cast<CXXMemberCallExpr>(Value);
@@ -717,7 +700,7 @@ private:
     }
     // `model.parameters()` on a model of dependent type, in a template never instantiated.
     if (const auto *CE = dyn_cast<CallExpr>(E);
-        CE && CE->getNumArgs() == 0 && dependentMemberName(CE) == "parameters")
+        CE && CE->getNumArgs() == 0 && unresolvedMemberCallName(CE) == "parameters")
       return Leaf{LeafKind::Parameter, CE};
     if (const auto *CE = dyn_cast<CallExpr>(E); CE && !isa<CXXOperatorCallExpr>(CE))
       return returnedBy(CE->getDirectCallee(), Depth, Want::Container);

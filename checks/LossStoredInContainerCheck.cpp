@@ -377,22 +377,6 @@ private:
   bool Blocked = false;
 };
 
-/// Whether \p Fn is (or is nested in) a template pattern that has no instantiation in this
-/// translation unit: the only place its stores can be analysed.
-bool isUninstantiatedPattern(const FunctionDecl *Fn) {
-  if (const FunctionTemplateDecl *FT = Fn->getDescribedFunctionTemplate())
-    return FT->specializations().empty();
-  if (const auto *MD = dyn_cast<CXXMethodDecl>(Fn)) {
-    const CXXRecordDecl *Class = MD->getParent();
-    if (const ClassTemplateDecl *CT = Class->getDescribedClassTemplate())
-      return CT->specializations().empty();
-    if (Class->isLambda() || Class->isLocalClass())
-      if (const auto *Outer = dyn_cast<FunctionDecl>(Class->getDeclContext()))
-        return Outer->isDependentContext() && isUninstantiatedPattern(Outer);
-  }
-  return false;
-}
-
 /// Whether \p Inner lies under \p Outer in the AST (\p Inner a statement or a declaration).
 bool isDescendant(DynTypedNode Inner, const Stmt *Outer, ASTContext &Ctx) {
   for (unsigned Steps = 0; !Inner.getNodeKind().isNone() && Steps < 256; ++Steps) {

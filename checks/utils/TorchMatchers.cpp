@@ -364,6 +364,32 @@ const Stmt *findReachable(const Stmt *Root, const clang::ast_matchers::internal:
   return findReachableImpl(Root, M, Ctx, Depth, Visited);
 }
 
+bool isUninstantiatedPattern(const FunctionDecl *Fn) {
+  if (const FunctionTemplateDecl *FT = Fn->getDescribedFunctionTemplate())
+    if (!FT->specializations().empty())
+      return false;
+  if (const auto *MD = dyn_cast<CXXMethodDecl>(Fn)) {
+    const CXXRecordDecl *Class = MD->getParent();
+    if (const ClassTemplateDecl *CT = Class->getDescribedClassTemplate())
+      return CT->specializations().empty();
+    if (Class->isLambda() || Class->isLocalClass())
+      if (const auto *Outer = dyn_cast<FunctionDecl>(Class->getDeclContext()))
+        return Outer->isDependentContext() ? isUninstantiatedPattern(Outer) : true;
+  }
+  return Fn->getDescribedFunctionTemplate() != nullptr;
+}
+
+StringRef dependentMemberName(const Expr *Callee) {
+  Callee = Callee->IgnoreParenImpCasts();
+  DeclarationName Name;
+  if (const auto *M = dyn_cast<CXXDependentScopeMemberExpr>(Callee))
+    Name = M->getMember();
+  else if (const auto *M = dyn_cast<UnresolvedMemberExpr>(Callee))
+    Name = M->getMemberName();
+  const IdentifierInfo *II = Name.getAsIdentifierInfo();
+  return II ? II->getName() : StringRef();
+}
+
 const Stmt *trainingCallIn(const Stmt *LoopOrBody, ASTContext &Ctx) {
   const Stmt *Body = loopBody(LoopOrBody) ? loopBody(LoopOrBody) : LoopOrBody;
   return findReachable(Body, stmt(anyOf(matchers::backwardCall(), matchers::optimizerStepCall())),

@@ -108,6 +108,13 @@ std::vector<const clang::CallExpr *> callersOf(const clang::FunctionDecl *FD,
 const clang::Stmt *findReachable(const clang::Stmt *Root,
                                  const clang::ast_matchers::internal::Matcher<clang::Stmt> &M,
                                  clang::ASTContext &Ctx, unsigned Depth = 3);
+/// Whether \p Fn is, or is nested in, a template pattern with no instantiation in this
+/// translation unit: the only place its code can be analysed, as written and by name.
+bool isUninstantiatedPattern(const clang::FunctionDecl *Fn);
+/// The member a call names when it cannot be resolved yet: `x.name(...)` with dependent
+/// arguments or on an object of dependent type. Empty when \p Callee is not such a member.
+llvm::StringRef dependentMemberName(const clang::Expr *Callee);
+
 /// Whether a loop is a training loop: its body (directly or through user functions it
 /// calls) runs backward() or optimizer step(). Returns the first such call or null.
 const clang::Stmt *trainingCallIn(const clang::Stmt *LoopOrBody, clang::ASTContext &Ctx);
