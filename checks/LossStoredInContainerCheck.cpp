@@ -434,6 +434,25 @@ bool keyVaries(const Expr *Key, const Stmt *Loop, ASTContext &Ctx) {
   return false;
 }
 
+/// A key fixed for the loop overwrites one slot, so nothing accumulates, when it is a true
+/// constant (`latest["loss"]`) or the container dies with the function. A container that
+/// outlives the call keyed by, say, the epoch parameter gains one graph per call.
+bool keepsOneSlot(const Expr *Key, const ValueDecl *Container, const Stmt *Loop, ASTContext &Ctx) {
+  // The key must also stay fixed across every enclosing loop the container outlives:
+  // `epoch_loss[epoch] = loss` in a batch loop adds one slot per epoch.
+  for (const Stmt *L = Loop; L && !isLocalToIteration(Container, L, Ctx); L = enclosingLoop(L, Ctx))
+    if (keyVaries(Key, L, Ctx))
+      return false;
+  auto Variables = match(
+      findAll(declRefExpr(to(varDecl(anyOf(parmVarDecl(), unless(hasType(isConstQualified()))))))
+                  .bind("v")),
+      *Key, Ctx);
+  if (Variables.empty())
+    return true;
+  const auto *VD = dyn_cast<VarDecl>(Container);
+  return VD && VD->isLocalVarDecl() && !VD->isStaticLocal();
+}
+
 /// `for (auto &p : model->parameters())`: copies of parameters pin no iteration graph.
 bool overParameters(const Stmt *Loop) {
   const auto *For = dyn_cast<CXXForRangeStmt>(Loop);
@@ -769,7 +788,7 @@ void LossStoredInContainerCheck::check(const MatchFinder::MatchResult &Result) {
 
   if (const Stmt *Loop = enclosingLoop(Site, Ctx)) {
     if (isLocalToIteration(Root, Loop, Ctx) || clearedEachIteration(Root, Loop) ||
-        overParameters(Loop) || !keyVaries(S->Key, Loop, Ctx))
+        overParameters(Loop) || keepsOneSlot(S->Key, Root, Loop, Ctx))
       return;
     for (const Expr *Value : S->Values) {
       OriginResult Origin = Value->isTypeDependent() ? DependentOrigin(Ctx).of(Value) : classifyTensor(Value, Ctx);

@@ -300,6 +300,29 @@ void positiveRecurrentOutputs(torch::nn::LSTM &lstm, torch::Tensor seq) {
   }
 }
 
+void positiveCallerMapKeyedByEpoch(Net &net, torch::Tensor x, torch::Tensor y,
+                                   std::map<int64_t, torch::Tensor> &epoch_loss, int64_t epoch) {
+  for (int i = 0; i < 10; ++i) {
+    auto loss = torch::mse_loss(net->forward(x), y);
+    loss.backward();
+    epoch_loss[epoch] = loss;
+    // CHECK: :[[@LINE-1]]:5: warning: graph-attached tensor 'loss' stored in a container inside a loop keeps its autograd graph alive; consider storing 'loss.item<float>()' or 'loss.detach()' [torch-loss-stored-in-container]
+  }
+}
+
+std::map<int64_t, torch::Tensor> positiveLocalMapKeyedByOuterLoop(Net &net, torch::Tensor x, torch::Tensor y) {
+  std::map<int64_t, torch::Tensor> epoch_loss;
+  for (int64_t epoch = 0; epoch < 3; ++epoch) {
+    for (int i = 0; i < 10; ++i) {
+      auto loss = torch::mse_loss(net->forward(x), y);
+      loss.backward();
+      epoch_loss[epoch] = loss;
+      // CHECK: :[[@LINE-1]]:7: warning: graph-attached tensor 'loss' stored in a container inside a loop keeps its autograd graph alive; consider storing 'loss.item<float>()' or 'loss.detach()' [torch-loss-stored-in-container]
+    }
+  }
+  return epoch_loss;
+}
+
 // ---- negatives ----------------------------------------------------------------------------
 
 void negativeItemValues(Net &net, torch::Tensor x, torch::Tensor y) {
@@ -481,6 +504,15 @@ void negativeConstantKeyKeepsOne(Net &net, torch::Tensor x, torch::Tensor y) {
     loss.backward();
     latest["loss"] = loss;
     latest.insert_or_assign("loss", loss);
+  }
+}
+
+void negativeLocalMapKeyedByParameter(Net &net, torch::Tensor x, torch::Tensor y, int64_t epoch) {
+  std::map<int64_t, torch::Tensor> last_of_epoch;
+  for (int i = 0; i < 10; ++i) {
+    auto loss = torch::mse_loss(net->forward(x), y);
+    loss.backward();
+    last_of_epoch[epoch] = loss;
   }
 }
 
