@@ -159,6 +159,108 @@ bool optimizerIsPerIteration(const Stmt *Step, const Stmt *Body, const SourceMan
          !SM.isBeforeInTranslationUnit(R.getEnd(), L);
 }
 
+
+/// The optimizer object a `step()` / `zero_grad()` call is made on, when it is a plain named
+/// object: a local or global variable, or a member of `this`. References, parameters,
+/// pointers and anything computed may alias another optimizer, so they have no identity here.
+const ValueDecl *plainOptimizer(const Stmt *S) {
+  const auto *Call = dyn_cast<CXXMemberCallExpr>(S);
+  if (!Call || !Call->getImplicitObjectArgument())
+    return nullptr;
+  const Expr *Obj = Call->getImplicitObjectArgument()->IgnoreParenImpCasts();
+  const ValueDecl *D = nullptr;
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(Obj)) {
+    const auto *VD = dyn_cast<VarDecl>(Ref->getDecl());
+    if (VD && !isa<ParmVarDecl>(VD))
+      D = VD;
+  } else if (const auto *M = dyn_cast<MemberExpr>(Obj)) {
+    if (!M->isArrow() || !isa<CXXThisExpr>(M->getBase()->IgnoreParenImpCasts()))
+      return nullptr;
+    D = dyn_cast<FieldDecl>(M->getMemberDecl());
+  }
+  if (!D || D->getType()->isReferenceType() || D->getType()->isDependentType())
+    return nullptr;
+  return cast<ValueDecl>(D->getCanonicalDecl());
+}
+
+/// Every node matching \p M written in \p Parts, in source order.
+llvm::SmallVector<const Stmt *, 4> allIn(llvm::ArrayRef<const Stmt *> Parts, const StmtMatcher &M,
+                                         ASTContext &Ctx) {
+  llvm::SmallVector<const Stmt *, 4> Found;
+  for (const Stmt *Part : Parts)
+    if (Part)
+      for (const BoundNodes &B : match(findAll(stmt(M).bind("s")), *Part, Ctx))
+        Found.push_back(B.getNodeAs<Stmt>("s"));
+  const SourceManager &SM = Ctx.getSourceManager();
+  llvm::stable_sort(Found, [&](const Stmt *A, const Stmt *B) {
+    return SM.isBeforeInTranslationUnit(A->getBeginLoc(), B->getBeginLoc());
+  });
+  return Found;
+}
+
+/// Whether a user function called in \p Parts clears gradients itself.
+bool helperClears(llvm::ArrayRef<const Stmt *> Parts, const StmtMatcher &Clearing, ASTContext &Ctx) {
+  for (const Stmt *Call : allIn(Parts, callExpr(), Ctx)) {
+    const auto *CE = cast<CallExpr>(Call);
+    const FunctionDecl *Callee = CE->getDirectCallee();
+    const FunctionDecl *Def = Callee ? Callee->getDefinition() : nullptr;
+    if (Def && Def->hasBody() && !isInSystemHeader(Def) &&
+        findReachable(Def->getBody(), Clearing, Ctx))
+      return true;
+  }
+  return false;
+}
+
+/// An optimizer stepped in the loop together with the backward() that feeds its step.
+struct UnzeroedOptimizer {
+  const ValueDecl *Optimizer;
+  const Stmt *Step;
+  const Stmt *Backward;
+};
+
+/// Several optimizers stepped in one loop (a GAN's generator and discriminator) where the
+/// loop zeroes some of them by name and nothing else: each optimizer without a zero_grad()
+/// of its own keeps accumulating. Any other kind of clearing (a module's zero_grad(), manual
+/// `p.grad()` clearing, a helper) may cover several optimizers' parameters at once, so the
+/// loop is then trusted as a whole.
+llvm::SmallVector<UnzeroedOptimizer, 2>
+unzeroedOptimizers(llvm::ArrayRef<const Stmt *> Parts, const Stmt *FirstBackward,
+                   const Vocabulary &V, ASTContext &Ctx) {
+  llvm::SmallVector<UnzeroedOptimizer, 2> Result;
+  llvm::SmallPtrSet<const ValueDecl *, 4> Zeroed;
+  for (const Stmt *Clear : allIn(Parts, V.Clearing, Ctx)) {
+    const ValueDecl *Opt = plainOptimizer(Clear);
+    if (!Opt || match(optimizerMethodCall({"zero_grad"}), *Clear, Ctx).empty())
+      return Result;
+    Zeroed.insert(Opt);
+  }
+  if (helperClears(Parts, V.Clearing, Ctx))
+    return Result;
+  llvm::SmallVector<const ValueDecl *, 4> Stepped;
+  llvm::DenseMap<const ValueDecl *, const Stmt *> FirstStep;
+  for (const Stmt *Step : allIn(Parts, V.Step, Ctx)) {
+    const ValueDecl *Opt = plainOptimizer(Step);
+    if (!Opt || optimizerIsPerIteration(Step, Parts.front(), Ctx.getSourceManager()))
+      return Result;
+    if (FirstStep.try_emplace(Opt, Step).second)
+      Stepped.push_back(Opt);
+  }
+  if (Stepped.size() < 2)
+    return Result;
+  auto Backwards = allIn(Parts, V.Backward, Ctx);
+  const SourceManager &SM = Ctx.getSourceManager();
+  for (const ValueDecl *Opt : Stepped) {
+    if (Zeroed.contains(Opt))
+      continue;
+    const Stmt *Step = FirstStep[Opt];
+    const Stmt *Feeding = FirstBackward;
+    for (const Stmt *B : Backwards)
+      if (SM.isBeforeInTranslationUnit(B->getBeginLoc(), Step->getBeginLoc()))
+        Feeding = B;
+    Result.push_back({Opt, Step, Feeding});
+  }
+  return Result;
+}
 } // namespace
 
 void BackwardWithoutZeroGradCheck::registerMatchers(MatchFinder *Finder) {
@@ -189,9 +291,24 @@ void BackwardWithoutZeroGradCheck::check(const MatchFinder::MatchResult &Result)
   // judged by the inner one.
   if (findReachable(Body, stmt(loopStmt(), isTrainingLoop(ByName)), Ctx))
     return;
-  for (const Stmt *Part : perIterationParts(Loop))
-    if (findReachable(Part, V.Clearing, Ctx))
+  auto Parts = perIterationParts(Loop);
+  if (llvm::any_of(Parts, [&](const Stmt *Part) { return findReachable(Part, V.Clearing, Ctx); })) {
+    // Calls in an uninstantiated template name no optimizer object to tell apart.
+    if (ByName)
       return;
+    for (const UnzeroedOptimizer &U : unzeroedOptimizers(Parts, Backward, V, Ctx)) {
+      if (U.Backward->getBeginLoc().isMacroID())
+        continue;
+      std::string Name = U.Optimizer->getNameAsString();
+      diag(U.Backward->getBeginLoc(),
+           "backward() accumulates into gradients of '%0' that are never zeroed in this "
+           "training loop; consider calling %0.zero_grad() before this step")
+          << Name;
+      diag(Loop->getBeginLoc(), "loop starts here", DiagnosticIDs::Note);
+      diag(U.Step->getBeginLoc(), "optimizer step is here", DiagnosticIDs::Note);
+    }
+    return;
+  }
 
   diag(Backward->getBeginLoc(),
        "backward() accumulates into gradients that are never zeroed in this training loop; "

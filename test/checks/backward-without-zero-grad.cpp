@@ -668,3 +668,160 @@ void negativeMnistStyle(Net &model, torch::Device device) {
       test_loss += torch::mse_loss(model->forward(batch.data), batch.target).item<double>();
   }
 }
+
+// ---- several optimizers, each zeroed by name -----------------------------------------------
+
+// A GAN step that zeroes the discriminator's optimizer but not the generator's: the
+// generator keeps stepping with the sum of every earlier iteration's gradients.
+void positiveGanOneOptimizerNotZeroed(Net &generator, Net &discriminator, int64_t n,
+                                      int64_t steps) {
+  torch::optim::Adam g_opt(generator->parameters(), torch::optim::AdamOptions(2e-4));
+  torch::optim::Adam d_opt(discriminator->parameters(), torch::optim::AdamOptions(2e-4));
+  for (int64_t step = 0; step < steps; ++step) {
+    d_opt.zero_grad();
+    auto fake = generator->forward(torch::randn({n, 4}));
+    auto d_loss = torch::mse_loss(discriminator->forward(fake.detach()), torch::zeros({n, 1}));
+    d_loss.backward();
+    d_opt.step();
+    auto g_loss = torch::mse_loss(discriminator->forward(fake), torch::ones({n, 1}));
+    g_loss.backward();
+    // CHECK: :[[@LINE-1]]:5: warning: backward() accumulates into gradients of 'g_opt' that are never zeroed in this training loop; consider calling g_opt.zero_grad() before this step [torch-backward-without-zero-grad]
+    // CHECK: :[[@LINE-9]]:3: note: loop starts here
+    // CHECK: :[[@LINE+1]]:5: note: optimizer step is here
+    g_opt.step();
+  }
+}
+
+struct GanTrainer {
+  GanTrainer(Net g, Net d)
+      : generator(g), discriminator(d),
+        g_opt_(g->parameters(), torch::optim::AdamOptions(2e-4)),
+        d_opt_(d->parameters(), torch::optim::AdamOptions(2e-4)) {}
+
+  void positiveMembersOnlyGeneratorZeroed(const torch::Tensor &noise, int64_t steps) {
+    for (int64_t step = 0; step < steps; ++step) {
+      auto d_loss = discriminator->forward(generator->forward(noise).detach()).mean();
+      d_loss.backward();
+      // CHECK: :[[@LINE-1]]:7: warning: backward() accumulates into gradients of 'd_opt_' that are never zeroed in this training loop; consider calling d_opt_.zero_grad() before this step
+      // CHECK: :[[@LINE-4]]:5: note: loop starts here
+      // CHECK: :[[@LINE+1]]:7: note: optimizer step is here
+      d_opt_.step();
+      this->g_opt_.zero_grad();
+      auto g_loss = -discriminator->forward(generator->forward(noise)).mean();
+      g_loss.backward();
+      g_opt_.step();
+    }
+  }
+
+  void negativeMembersBothZeroed(const torch::Tensor &noise, int64_t steps) {
+    for (int64_t step = 0; step < steps; ++step) {
+      d_opt_.zero_grad();
+      discriminator->forward(generator->forward(noise).detach()).mean().backward();
+      d_opt_.step();
+      g_opt_.zero_grad();
+      (-discriminator->forward(generator->forward(noise)).mean()).backward();
+      g_opt_.step();
+    }
+  }
+
+  Net generator, discriminator;
+  torch::optim::Adam g_opt_, d_opt_;
+};
+
+void negativeGanBothOptimizersZeroed(Net &generator, Net &discriminator,
+                                     const torch::Tensor &noise) {
+  torch::optim::Adam g_opt(generator->parameters(), torch::optim::AdamOptions(2e-4));
+  torch::optim::Adam d_opt(discriminator->parameters(), torch::optim::AdamOptions(2e-4));
+  for (int step = 0; step < 100; ++step) {
+    d_opt.zero_grad();
+    discriminator->forward(generator->forward(noise).detach()).mean().backward();
+    d_opt.step();
+    g_opt.zero_grad();
+    (-discriminator->forward(generator->forward(noise)).mean()).backward();
+    g_opt.step();
+  }
+}
+
+// One optimizer stepped twice per iteration and zeroed once is a different question (and
+// usually intended): this rule only compares distinct optimizers.
+void negativeOneOptimizerSteppedTwice(Net &model, const torch::Tensor &x, const torch::Tensor &y) {
+  torch::optim::SGD optimizer(model->parameters(), 0.01);
+  for (int step = 0; step < 100; ++step) {
+    optimizer.zero_grad();
+    torch::mse_loss(model->forward(x), y).backward();
+    optimizer.step();
+    torch::mse_loss(model->forward(x * 2), y).backward();
+    optimizer.step();
+  }
+}
+
+void zero_grads(torch::optim::Optimizer &a, torch::optim::Optimizer &b) {
+  a.zero_grad();
+  b.zero_grad();
+}
+
+void clearAll(Net &generator, Net &discriminator) {
+  generator->zero_grad();
+  discriminator->zero_grad();
+}
+
+void negativeGanZeroedThroughHelpers(Net &generator, Net &discriminator,
+                                     const torch::Tensor &noise) {
+  torch::optim::Adam g_opt(generator->parameters(), torch::optim::AdamOptions(2e-4));
+  torch::optim::Adam d_opt(discriminator->parameters(), torch::optim::AdamOptions(2e-4));
+  for (int step = 0; step < 100; ++step) {
+    zero_grads(d_opt, g_opt);
+    discriminator->forward(generator->forward(noise).detach()).mean().backward();
+    d_opt.step();
+    (-discriminator->forward(generator->forward(noise)).mean()).backward();
+    g_opt.step();
+  }
+  for (int step = 0; step < 100; ++step) {
+    d_opt.zero_grad();
+    clearAll(generator, discriminator);
+    discriminator->forward(generator->forward(noise).detach()).mean().backward();
+    d_opt.step();
+    (-discriminator->forward(generator->forward(noise)).mean()).backward();
+    g_opt.step();
+  }
+}
+
+// One optimizer zeroed by name, the other cleared through the module or by hand: either may
+// cover the other optimizer's parameters, so the loop is trusted.
+void negativeGanOtherClearings(Net &generator, Net &discriminator, const torch::Tensor &noise) {
+  torch::optim::Adam g_opt(generator->parameters(), torch::optim::AdamOptions(2e-4));
+  torch::optim::Adam d_opt(discriminator->parameters(), torch::optim::AdamOptions(2e-4));
+  for (int step = 0; step < 100; ++step) {
+    d_opt.zero_grad();
+    generator->zero_grad();
+    discriminator->forward(generator->forward(noise).detach()).mean().backward();
+    d_opt.step();
+    (-discriminator->forward(generator->forward(noise)).mean()).backward();
+    g_opt.step();
+  }
+  for (int step = 0; step < 100; ++step) {
+    d_opt.zero_grad();
+    for (auto &p : generator->parameters())
+      if (p.grad().defined())
+        p.mutable_grad().zero_();
+    discriminator->forward(generator->forward(noise).detach()).mean().backward();
+    d_opt.step();
+    (-discriminator->forward(generator->forward(noise)).mean()).backward();
+    g_opt.step();
+  }
+}
+
+// Optimizers reached through a pointer or a reference may alias: no identity to compare.
+void negativeGanOptimizerThroughPointer(Net &generator, Net &discriminator,
+                                        torch::optim::Optimizer &g_opt,
+                                        const torch::Tensor &noise) {
+  auto d_opt = std::make_unique<torch::optim::Adam>(discriminator->parameters());
+  torch::optim::Adam &d_ref = *d_opt;
+  for (int step = 0; step < 100; ++step) {
+    d_ref.zero_grad();
+    discriminator->forward(generator->forward(noise).detach()).mean().backward();
+    d_opt->step();
+    (-discriminator->forward(generator->forward(noise)).mean()).backward();
+    g_opt.step();
+  }
+}
