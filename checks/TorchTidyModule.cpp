@@ -29,7 +29,7 @@ public:
 } // namespace torchtidy
 
 static clang::tidy::ClangTidyModuleRegistry::Add<torchtidy::TorchTidyModule>
-    TorchTidyModuleRegistration("torch-module",
+    TorchTidyModuleRegistration("torchtidy-module",
                                 "LibTorch training-code anti-pattern checks.");
 
 // Referenced by the driver so a static link keeps the registration above.
