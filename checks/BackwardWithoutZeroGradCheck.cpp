@@ -76,21 +76,6 @@ struct Vocabulary {
   StmtMatcher Backward, Step, Clearing;
 };
 
-/// A call whose callee is not resolved yet (dependent arguments) and one of whose candidate
-/// user functions reaches \p Inner.
-AST_MATCHER_P(CallExpr, unresolvedCalleeReaches, StmtMatcher, Inner) {
-  const auto *Lookup = dyn_cast<UnresolvedLookupExpr>(Node.getCallee()->IgnoreParenImpCasts());
-  if (!Lookup)
-    return false;
-  for (const NamedDecl *D : Lookup->decls()) {
-    const auto *FD = D->getAsFunction();
-    if (FD && FD->hasBody() && !isInSystemHeader(FD) &&
-        findReachable(FD->getBody(), Inner, Finder->getASTContext(), /*Depth=*/2))
-      return true;
-  }
-  return false;
-}
-
 StmtMatcher byNameOrThroughUnresolvedHelper(StmtMatcher M) {
   return stmt(anyOf(M, callExpr(unresolvedCalleeReaches(M))));
 }

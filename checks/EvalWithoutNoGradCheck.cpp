@@ -63,21 +63,6 @@ AST_MATCHER_P(CallExpr, unresolvedCallOf, std::vector<StringRef>, QualifiedNames
   return false;
 }
 
-/// A call with dependent arguments whose candidate user functions reach \p Inner.
-AST_MATCHER_P(CallExpr, unresolvedCalleeReaches, clang::ast_matchers::internal::Matcher<Stmt>,
-              Inner) {
-  const auto *Lookup = dyn_cast<UnresolvedLookupExpr>(Node.getCallee()->IgnoreParenImpCasts());
-  if (!Lookup)
-    return false;
-  for (const NamedDecl *D : Lookup->decls()) {
-    const FunctionDecl *FD = D->getAsFunction();
-    if (FD && FD->hasBody() && !isInSystemHeader(FD) &&
-        findReachable(FD->getBody(), Inner, Finder->getASTContext(), /*Depth=*/2))
-      return true;
-  }
-  return false;
-}
-
 /// The object a call with dependent arguments runs on: the base of `m->forward(x)` or the
 /// module of `m(x)`. Null for calls on objects of dependent type, which stay unknown.
 const Expr *dependentCallObject(const CallExpr *Call) {

@@ -119,6 +119,25 @@ llvm::StringRef dependentMemberName(const clang::Expr *Callee);
 /// calls) runs backward() or optimizer step(). Returns the first such call or null.
 const clang::Stmt *trainingCallIn(const clang::Stmt *LoopOrBody, clang::ASTContext &Ctx);
 
+namespace matchers {
+/// A call not resolved yet (dependent arguments, in a template never instantiated) one of
+/// whose candidate user functions reaches \p Inner (see findReachable).
+AST_MATCHER_P(clang::CallExpr, unresolvedCalleeReaches,
+              clang::ast_matchers::internal::Matcher<clang::Stmt>, Inner) {
+  const auto *Lookup =
+      llvm::dyn_cast<clang::UnresolvedLookupExpr>(Node.getCallee()->IgnoreParenImpCasts());
+  if (!Lookup)
+    return false;
+  for (const clang::NamedDecl *D : Lookup->decls()) {
+    const clang::FunctionDecl *FD = D->getAsFunction();
+    if (FD && FD->hasBody() && !isInSystemHeader(FD) &&
+        findReachable(FD->getBody(), Inner, Finder->getASTContext(), /*Depth=*/2))
+      return true;
+  }
+  return false;
+}
+} // namespace matchers
+
 } // namespace torchtidy
 
 #endif
