@@ -16,6 +16,7 @@
 #include <ATen/record_function.h>
 #include <c10/core/CPUAllocator.h>
 #include <torch/torch.h>
+#include <torch/version.h>
 
 #ifdef TORCHTIDY_PROBE_CUDA
 #include <c10/cuda/CUDACachingAllocator.h>
@@ -46,21 +47,16 @@ class CountingAllocator final : public c10::Allocator {
  public:
   explicit CountingAllocator(c10::Allocator* base) : base_(base) {}
 
-  c10::DataPtr allocate(size_t n) const override {
-    c10::DataPtr inner = base_->allocate(n);
-    void* data = inner.get();
-    auto* allocation = new Allocation{std::move(inner), n, this};
-    const int64_t now = live_ += static_cast<int64_t>(n);
-    int64_t peak = peak_.load();
-    while (now > peak && !peak_.compare_exchange_weak(peak, now)) {
-    }
-    return {data, allocation, &release, c10::Device(c10::DeviceType::CPU)};
-  }
+  // LibTorch 2.3 made allocate() non-const and added the pure virtual copy_data().
+#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 3)
+  c10::DataPtr allocate(size_t n) override { return allocateCounted(n); }
 
-  // Newer LibTorch declares this pure virtual; 1.13 does not have it, hence no `override`.
-  void copy_data(void* dest, const void* src, std::size_t count) const {
-    std::memcpy(dest, src, count);
+  void copy_data(void* dest, const void* src, std::size_t count) const override {
+    default_copy_data(dest, src, count);
   }
+#else
+  c10::DataPtr allocate(size_t n) const override { return allocateCounted(n); }
+#endif
 
   int64_t live() const { return live_.load(); }
   int64_t peak() const { return peak_.load(); }
@@ -72,6 +68,17 @@ class CountingAllocator final : public c10::Allocator {
     size_t bytes;
     const CountingAllocator* owner;
   };
+
+  c10::DataPtr allocateCounted(size_t n) const {
+    c10::DataPtr inner = base_->allocate(n);
+    void* data = inner.get();
+    auto* allocation = new Allocation{std::move(inner), n, this};
+    const int64_t now = live_ += static_cast<int64_t>(n);
+    int64_t peak = peak_.load();
+    while (now > peak && !peak_.compare_exchange_weak(peak, now)) {
+    }
+    return {data, allocation, &release, c10::Device(c10::DeviceType::CPU)};
+  }
 
   static void release(void* context) {
     auto* allocation = static_cast<Allocation*>(context);
