@@ -1,5 +1,7 @@
 #include "utils/TorchMatchers.h"
 
+#include "utils/AutogradModel.h"
+
 #include "clang/AST/ParentMapContext.h"
 #include "clang/Basic/SourceManager.h"
 
@@ -68,8 +70,6 @@ bool isLambdaCallOperator(const Decl *D) {
   const auto *MD = dyn_cast<CXXMethodDecl>(D);
   return MD && MD->getParent()->isLambda();
 }
-
-bool inNoGradScopeImpl(const Stmt *S, ASTContext &Ctx, unsigned Depth);
 
 } // namespace
 
@@ -250,92 +250,12 @@ void forEachUserDecl(ASTContext &Ctx, const std::function<void(Decl *)> &Fn) {
 }
 
 std::vector<const CallExpr *> callersOf(const FunctionDecl *FD, ASTContext &Ctx) {
-  std::vector<const CallExpr *> Result;
-  if (!FD)
-    return Result;
-  const FunctionDecl *Target = FD->getCanonicalDecl();
-  const FunctionDecl *Pattern = FD->getTemplateInstantiationPattern();
-  forEachUserDecl(Ctx, [&](Decl *D) {
-    // findAll(stmt matcher) never matches when run on a Decl: descend explicitly.
-    for (const BoundNodes &B : match(decl(forEachDescendant(callExpr().bind("call"))), *D, Ctx)) {
-      const auto *Call = B.getNodeAs<CallExpr>("call");
-      const FunctionDecl *Callee = Call->getDirectCallee();
-      if (!Callee)
-        continue;
-      if (Callee->getCanonicalDecl() == Target ||
-          (Pattern && Callee->getTemplateInstantiationPattern() == Pattern))
-        Result.push_back(Call);
-    }
-  });
-  return Result;
+  return AutogradModel::get(Ctx).callersOf(FD).vec();
 }
+
+bool inNoGradScope(const Stmt *S, ASTContext &Ctx) { return AutogradModel::get(Ctx).gradDisabledAt(S); }
 
 namespace {
-bool inNoGradScopeImpl(const Stmt *S, ASTContext &Ctx, unsigned Depth) {
-  DynTypedNode Child = DynTypedNode::create(*S);
-  for (DynTypedNode P = parentOf(Child, Ctx); !P.getNodeKind().isNone();
-       Child = P, P = parentOf(P, Ctx)) {
-    if (const auto *CS = P.get<CompoundStmt>()) {
-      // The nearest guard declared before the statement in this block decides.
-      int Effect = 0;
-      for (const Stmt *Sibling : CS->body()) {
-        if (Sibling == Child.get<Stmt>())
-          break;
-        if (const auto *DS = dyn_cast<DeclStmt>(Sibling))
-          for (const Decl *D : DS->decls())
-            if (int E = gradModeEffect(dyn_cast<VarDecl>(D)))
-              Effect = E;
-      }
-      if (Effect)
-        return Effect > 0;
-      continue;
-    }
-    // A lambda's body runs in the grad mode of its call sites, not of its definition;
-    // guards around the definition still count when the walk goes on.
-    const FunctionDecl *LambdaOp = nullptr;
-    if (const auto *LE = P.get<LambdaExpr>())
-      LambdaOp = LE->getCallOperator();
-    else if (const auto *FD = P.get<FunctionDecl>(); FD && isLambdaCallOperator(FD))
-      LambdaOp = FD;
-    if (LambdaOp) {
-      if (Depth > 0 && llvm::any_of(callersOf(LambdaOp, Ctx), [&](const CallExpr *Call) {
-            return inNoGradScopeImpl(Call, Ctx, Depth - 1);
-          }))
-        return true;
-      continue;
-    }
-    if (const auto *FD = P.get<FunctionDecl>()) {
-      if (Depth == 0)
-        return false;
-      std::vector<const CallExpr *> Callers = callersOf(FD, Ctx);
-      return llvm::any_of(Callers, [&](const CallExpr *Call) {
-        return Call != S && inNoGradScopeImpl(Call, Ctx, Depth - 1);
-      });
-    }
-  }
-  return false;
-}
-} // namespace
-
-bool inNoGradScope(const Stmt *S, ASTContext &Ctx) { return inNoGradScopeImpl(S, Ctx, 3); }
-
-namespace {
-/// The function a call runs: its direct callee or, for a call through a local variable
-/// (std::function, a copy of a lambda) initialised with a lambda, that lambda's operator().
-const FunctionDecl *calledFunction(const CallExpr *Call, ASTContext &Ctx) {
-  const FunctionDecl *Callee = Call->getDirectCallee();
-  const auto *Op = dyn_cast<CXXOperatorCallExpr>(Call);
-  if (!Op || Op->getOperator() != OO_Call || (Callee && !isInSystemHeader(Callee)))
-    return Callee;
-  const auto *Ref = dyn_cast<DeclRefExpr>(Op->getArg(0)->IgnoreParenImpCasts());
-  const auto *VD = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
-  if (!VD || !VD->getInit())
-    return Callee;
-  const auto *Lambda =
-      selectFirst<LambdaExpr>("lambda", match(findAll(lambdaExpr().bind("lambda")), *VD->getInit(), Ctx));
-  return Lambda ? Lambda->getCallOperator() : Callee;
-}
-
 const Stmt *findReachableImpl(const Stmt *Root, const clang::ast_matchers::internal::Matcher<Stmt> &M,
                               ASTContext &Ctx, unsigned Depth,
                               llvm::SmallPtrSetImpl<const FunctionDecl *> &Visited) {
@@ -347,7 +267,7 @@ const Stmt *findReachableImpl(const Stmt *Root, const clang::ast_matchers::inter
   if (Depth == 0)
     return nullptr;
   for (const BoundNodes &B : match(findAll(callExpr().bind("call")), *Root, Ctx)) {
-    const FunctionDecl *Callee = calledFunction(B.getNodeAs<CallExpr>("call"), Ctx);
+    const FunctionDecl *Callee = AutogradModel::get(Ctx).calledFunction(B.getNodeAs<CallExpr>("call"));
     const FunctionDecl *Def = Callee ? Callee->getDefinition() : nullptr;
     if (!Def || !Def->hasBody() || isInSystemHeader(Def) || !Visited.insert(Def).second)
       continue;

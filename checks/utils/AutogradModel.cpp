@@ -1,0 +1,773 @@
+#include "utils/AutogradModel.h"
+
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/ParentMapContext.h"
+#include "clang/AST/StmtCXX.h"
+#include "clang/Analysis/CFG.h"
+#include "clang/ASTMatchers/ASTMatchFinder.h"
+#include "clang/Basic/SourceManager.h"
+
+#include "llvm/ADT/BitVector.h"
+#include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringSwitch.h"
+
+#include <functional>
+
+#include <mutex>
+#include <optional>
+
+using namespace clang;
+using namespace clang::ast_matchers;
+
+namespace torchtidy {
+namespace {
+
+DynTypedNode parentOf(const DynTypedNode &N, ASTContext &Ctx) {
+  auto Parents = Ctx.getParents(N);
+  return Parents.empty() ? DynTypedNode() : Parents[0];
+}
+
+bool isLambdaCallOperator(const Decl *D) {
+  const auto *MD = dyn_cast_or_null<CXXMethodDecl>(D);
+  return MD && MD->getParent()->isLambda();
+}
+
+/// A call of `::c10::GradMode::set_enabled(<arg>)`.
+const Expr *gradModeSwitchArg(const Stmt *S) {
+  const auto *Call = dyn_cast<CallExpr>(S);
+  const FunctionDecl *FD = Call ? Call->getDirectCallee() : nullptr;
+  if (!FD || Call->getNumArgs() != 1 || !FD->getIdentifier() || FD->getName() != "set_enabled")
+    return nullptr;
+  const auto *MD = dyn_cast<CXXMethodDecl>(FD);
+  return MD && isSameOrDerivedFrom(MD->getParent(), names::GradMode) ? Call->getArg(0) : nullptr;
+}
+
+/// A lambda handed to `std::thread` / `std::jthread` / `std::async`: it runs on another
+/// thread, whose grad mode starts on whatever the creating thread's guards say. (at::launch
+/// copies the caller's thread-local state, grad mode included, so it is no boundary.)
+const Expr *threadLaunching(const LambdaExpr *LE, ASTContext &Ctx) {
+  DynTypedNode N = DynTypedNode::create(*LE);
+  for (unsigned Steps = 0; Steps < 6; ++Steps) {
+    N = parentOf(N, Ctx);
+    const auto *E = N.get<Expr>();
+    if (!E)
+      return nullptr;
+    if (const auto *Construct = dyn_cast<CXXConstructExpr>(E)) {
+      const CXXRecordDecl *RD = recordOf(Construct->getType());
+      if (RD && RD->isInStdNamespace() && RD->getIdentifier() &&
+          (RD->getName() == "thread" || RD->getName() == "jthread"))
+        return Construct;
+    }
+    if (const auto *Call = dyn_cast<CallExpr>(E)) {
+      const FunctionDecl *FD = Call->getDirectCallee();
+      return FD && FD->isInStdNamespace() && FD->getIdentifier() && FD->getName() == "async" ? Call : nullptr;
+    }
+  }
+  return nullptr;
+}
+
+/// `X % k` with k a constant > 1 (~0u when k is not a constant); 0 when \p E is no modulo.
+unsigned moduloInterval(const Expr *E, ASTContext &Ctx) {
+  const auto *BO = dyn_cast<BinaryOperator>(E->IgnoreParenImpCasts());
+  if (!BO || BO->getOpcode() != BO_Rem)
+    return 0;
+  const Expr *K = BO->getRHS();
+  if (K->isValueDependent())
+    return ~0u;
+  Expr::EvalResult R;
+  if (!K->EvaluateAsInt(R, Ctx))
+    return ~0u;
+  int64_t V = R.Val.getInt().getExtValue();
+  return V > 1 ? unsigned(V) : 0;
+}
+
+/// The interval an `if` condition selects: `i % k == r`, `!(i % k)`, also as one operand of
+/// `&&`. 0 for any other condition.
+unsigned intervalOf(const Expr *Cond, ASTContext &Ctx) {
+  Cond = Cond->IgnoreParenImpCasts();
+  if (const auto *U = dyn_cast<UnaryOperator>(Cond); U && U->getOpcode() == UO_LNot)
+    return moduloInterval(U->getSubExpr(), Ctx);
+  const auto *BO = dyn_cast<BinaryOperator>(Cond);
+  if (!BO)
+    return 0;
+  if (BO->getOpcode() == BO_LAnd)
+    return std::max(intervalOf(BO->getLHS(), Ctx), intervalOf(BO->getRHS(), Ctx));
+  if (BO->getOpcode() != BO_EQ)
+    return 0;
+  if (unsigned K = moduloInterval(BO->getLHS(), Ctx))
+    return K;
+  return moduloInterval(BO->getRHS(), Ctx);
+}
+
+/// The variable or field a container expression names: `v`, `v[k]`, `*p`, `s.v` (the field).
+const ValueDecl *rootDeclOf(const Expr *E) {
+  for (unsigned Steps = 0; E && Steps < 16; ++Steps) {
+    E = E->IgnoreParenImpCasts();
+    if (const auto *DRE = dyn_cast<DeclRefExpr>(E))
+      return DRE->getDecl();
+    if (const auto *ME = dyn_cast<MemberExpr>(E))
+      return isa<CXXThisExpr>(ME->getBase()->IgnoreParenImpCasts()) ? ME->getMemberDecl() : nullptr;
+    if (const auto *U = dyn_cast<UnaryOperator>(E); U && U->getOpcode() == UO_Deref) {
+      E = U->getSubExpr();
+      continue;
+    }
+    if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E);
+        Op && (Op->getOperator() == OO_Star || Op->getOperator() == OO_Arrow || Op->getOperator() == OO_Subscript)) {
+      E = Op->getArg(0);
+      continue;
+    }
+    return nullptr;
+  }
+  return nullptr;
+}
+
+/// Whether \p E writes the value it names: the left side of an assignment, the object of an
+/// in-place tensor method (`x.add_(...)`, `x.copy_(...)`) or of a non-const method, an
+/// argument bound to a non-const reference.
+bool isWrittenAt(const DeclRefExpr *Ref, ASTContext &Ctx) {
+  DynTypedNode Child = DynTypedNode::create(*Ref);
+  for (unsigned Steps = 0; Steps < 4; ++Steps) {
+    DynTypedNode P = parentOf(Child, Ctx);
+    const Stmt *Parent = P.get<Stmt>();
+    if (!Parent)
+      return false;
+    if (const auto *BO = dyn_cast<BinaryOperator>(Parent))
+      return BO->isAssignmentOp() && BO->getLHS()->IgnoreParenImpCasts() == Child.get<Stmt>();
+    if (const auto *U = dyn_cast<UnaryOperator>(Parent))
+      return U->isIncrementDecrementOp() || U->getOpcode() == UO_AddrOf;
+    if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Parent)) {
+      if (Op->isAssignmentOp() && Op->getArg(0)->IgnoreParenImpCasts() == Child.get<Stmt>())
+        return true;
+    }
+    if (const auto *MCE = dyn_cast<CXXMemberCallExpr>(Parent)) {
+      if (MCE->getImplicitObjectArgument()->IgnoreParenImpCasts() != Ref)
+        return false;
+      const CXXMethodDecl *MD = MCE->getMethodDecl();
+      if (!MD || !MD->getIdentifier())
+        return false;
+      if (isTensorType(MCE->getImplicitObjectArgument()->getType()))
+        return MD->getName().endswith("_");
+      return !MD->isConst();
+    }
+    if (const auto *Call = dyn_cast<CallExpr>(Parent)) {
+      const FunctionDecl *FD = Call->getDirectCallee();
+      for (unsigned I = 0; FD && I < Call->getNumArgs() && I < FD->getNumParams(); ++I)
+        if (Call->getArg(I)->IgnoreParenImpCasts() == Child.get<Stmt>()) {
+          QualType T = FD->getParamDecl(I)->getType();
+          return T->isReferenceType() && !T.getNonReferenceType().isConstQualified() &&
+                 !isTensorType(T); // Tensor& arguments of LibTorch ops are read
+        }
+      return false;
+    }
+    if (!isa<ImplicitCastExpr>(Parent) && !isa<ParenExpr>(Parent) && !isa<MemberExpr>(Parent))
+      return false;
+    Child = P;
+  }
+  return false;
+}
+
+StmtMatcher eventMatcher(LoopEventKind K) {
+  switch (K) {
+  case LoopEventKind::Forward: return matchers::moduleForwardCall();
+  case LoopEventKind::Backward: return matchers::backwardCall();
+  case LoopEventKind::Step: return matchers::optimizerStepCall();
+  case LoopEventKind::ZeroGrad: return matchers::zeroGradCall();
+  case LoopEventKind::Eval: return matchers::moduleMethodCall({"eval"});
+  case LoopEventKind::Train: return matchers::moduleMethodCall({"train"});
+  }
+  return matchers::backwardCall();
+}
+
+constexpr LoopEventKind AllEvents[] = {LoopEventKind::Forward, LoopEventKind::Backward, LoopEventKind::Step,
+                                       LoopEventKind::ZeroGrad, LoopEventKind::Eval, LoopEventKind::Train};
+
+/// In a template nobody instantiates, the event a dependent call names.
+std::optional<LoopEventKind> eventByName(const CallShape &Shape) {
+  if (Shape.Resolved)
+    return std::nullopt;
+  return llvm::StringSwitch<std::optional<LoopEventKind>>(Shape.Name)
+      .Case("backward", LoopEventKind::Backward)
+      .Case("step", LoopEventKind::Step)
+      .Case("zero_grad", LoopEventKind::ZeroGrad)
+      .Case("forward", LoopEventKind::Forward)
+      .Default(std::nullopt);
+}
+
+} // namespace
+
+const LoopEvent *LoopFacts::first(LoopEventKind K) const {
+  for (const LoopEvent &E : Events)
+    if (E.Kind == K)
+      return &E;
+  return nullptr;
+}
+
+/// The CFG of one function, and where each of its statements sits in it.
+struct FunctionOrder {
+  std::unique_ptr<CFG> Graph;
+  /// Block and element index (terminators: the block's size).
+  llvm::DenseMap<const Stmt *, std::pair<const CFGBlock *, unsigned>> Position;
+};
+
+struct AutogradModel::Impl {
+  bool CallIndexBuilt = false;
+  llvm::DenseMap<const FunctionDecl *, std::vector<const CallExpr *>> Callers;
+  llvm::DenseMap<const FunctionDecl *, std::unique_ptr<FunctionOrder>> Orders;
+  llvm::DenseMap<const Stmt *, GradModeFact> GradModes;
+  llvm::DenseMap<const Stmt *, std::unique_ptr<LoopFacts>> Loops;
+};
+
+namespace {
+std::mutex RegistryMutex;
+llvm::DenseMap<const ASTContext *, AutogradModel *> &registry() {
+  static llvm::DenseMap<const ASTContext *, AutogradModel *> Models;
+  return Models;
+}
+} // namespace
+
+AutogradModel &AutogradModel::get(ASTContext &Ctx) {
+  std::lock_guard<std::mutex> Lock(RegistryMutex);
+  AutogradModel *&Slot = registry()[&Ctx];
+  if (!Slot) {
+    Slot = new AutogradModel(Ctx);
+    // Freed by ~ASTContext, before its address can be reused by a later translation unit.
+    Ctx.AddDeallocation(
+        [](void *P) {
+          auto *M = static_cast<AutogradModel *>(P);
+          {
+            std::lock_guard<std::mutex> Lock(RegistryMutex);
+            registry().erase(&M->context());
+          }
+          delete M;
+        },
+        Slot);
+  }
+  return *Slot;
+}
+
+AutogradModel::AutogradModel(ASTContext &Ctx) : Ctx(Ctx), P(std::make_unique<Impl>()) {}
+AutogradModel::~AutogradModel() = default;
+
+// ---- calls and functions -------------------------------------------------------------------
+
+llvm::ArrayRef<const CallExpr *> AutogradModel::callersOf(const FunctionDecl *FD) {
+  if (!FD)
+    return {};
+  if (!P->CallIndexBuilt) {
+    P->CallIndexBuilt = true;
+    forEachUserDecl(Ctx, [&](Decl *D) {
+      // One pass over user code; instantiations are visited, so a call of a template's
+      // specialization is filed under the pattern too.
+      for (const BoundNodes &B : match(decl(forEachDescendant(callExpr().bind("call"))), *D, Ctx)) {
+        const auto *Call = B.getNodeAs<CallExpr>("call");
+        const FunctionDecl *Callee = Call->getDirectCallee();
+        if (!Callee)
+          continue;
+        P->Callers[Callee->getCanonicalDecl()].push_back(Call);
+        if (const FunctionDecl *Pattern = Callee->getTemplateInstantiationPattern())
+          if (Pattern->getCanonicalDecl() != Callee->getCanonicalDecl())
+            P->Callers[Pattern->getCanonicalDecl()].push_back(Call);
+      }
+    });
+  }
+  const FunctionDecl *Key = FD->getCanonicalDecl();
+  if (const FunctionDecl *Pattern = FD->getTemplateInstantiationPattern())
+    Key = Pattern->getCanonicalDecl();
+  auto It = P->Callers.find(Key);
+  if (It == P->Callers.end())
+    return {};
+  return It->second;
+}
+
+const FunctionDecl *AutogradModel::calledFunction(const CallExpr *Call) {
+  const FunctionDecl *Callee = Call->getDirectCallee();
+  const auto *Op = dyn_cast<CXXOperatorCallExpr>(Call);
+  if (!Op || Op->getOperator() != OO_Call || (Callee && !isInSystemHeader(Callee)))
+    return Callee;
+  const auto *Ref = dyn_cast<DeclRefExpr>(Op->getArg(0)->IgnoreParenImpCasts());
+  const auto *VD = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+  if (!VD || !VD->getInit())
+    return Callee;
+  const auto *Lambda =
+      selectFirst<LambdaExpr>("lambda", match(findAll(lambdaExpr().bind("lambda")), *VD->getInit(), Ctx));
+  return Lambda ? Lambda->getCallOperator() : Callee;
+}
+
+CallShape AutogradModel::callShape(const CallExpr *Call) {
+  CallShape Shape;
+  Shape.Callee = calledFunction(Call);
+  Shape.Resolved = Shape.Callee != nullptr;
+  if (const auto *MCE = dyn_cast<CXXMemberCallExpr>(Call)) {
+    const Expr *Obj = MCE->getImplicitObjectArgument();
+    Shape.Object = Obj && !isa<CXXThisExpr>(Obj->IgnoreParenImpCasts()) ? Obj : nullptr;
+  } else if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Call); Op && Op->getOperator() == OO_Call) {
+    Shape.Object = Op->getArg(0);
+  }
+  if (Shape.Callee && Shape.Callee->getIdentifier()) {
+    Shape.Name = Shape.Callee->getName();
+    if (isa<CXXOperatorCallExpr>(Call) || isLambdaCallOperator(Shape.Callee))
+      Shape.Name = "";
+    return Shape;
+  }
+  const Expr *Callee = Call->getCallee()->IgnoreParenImpCasts();
+  if (const auto *M = dyn_cast<CXXDependentScopeMemberExpr>(Callee)) {
+    Shape.Object = M->isImplicitAccess() ? nullptr : M->getBase();
+    if (const IdentifierInfo *II = M->getMember().getAsIdentifierInfo())
+      Shape.Name = II->getName();
+  } else if (const auto *M = dyn_cast<UnresolvedMemberExpr>(Callee)) {
+    Shape.Object = M->isImplicitAccess() ? nullptr : M->getBase();
+    if (const IdentifierInfo *II = M->getMemberName().getAsIdentifierInfo())
+      Shape.Name = II->getName();
+  } else if (const auto *M = dyn_cast<MemberExpr>(Callee)) {
+    Shape.Object = isa<CXXThisExpr>(M->getBase()->IgnoreParenImpCasts()) ? nullptr : M->getBase();
+    if (const IdentifierInfo *II = M->getMemberDecl()->getIdentifier())
+      Shape.Name = II->getName();
+  } else if (const auto *L = dyn_cast<UnresolvedLookupExpr>(Callee)) {
+    if (const IdentifierInfo *II = L->getName().getAsIdentifierInfo())
+      Shape.Name = II->getName();
+  } else if (const auto *DRE = dyn_cast<DeclRefExpr>(Callee)) {
+    if (const IdentifierInfo *II = DRE->getDecl()->getIdentifier())
+      Shape.Name = II->getName();
+  }
+  return Shape;
+}
+
+const Stmt *AutogradModel::findReachable(const Stmt *Root, const StmtMatcher &M) {
+  return torchtidy::findReachable(Root, M, Ctx, DefaultDepth);
+}
+
+// ---- order ---------------------------------------------------------------------------------
+
+namespace {
+/// The CFG of the function whose body holds \p S (the lambda's, inside a lambda).
+FunctionOrder *orderOf(const FunctionDecl *FD, ASTContext &Ctx,
+                       llvm::DenseMap<const FunctionDecl *, std::unique_ptr<FunctionOrder>> &Cache) {
+  if (!FD || !FD->hasBody())
+    return nullptr;
+  auto [It, Inserted] = Cache.try_emplace(FD);
+  if (!Inserted)
+    return It->second.get();
+  auto Order = std::make_unique<FunctionOrder>();
+  CFG::BuildOptions Opts;
+  Opts.setAllAlwaysAdd();
+  Order->Graph = CFG::buildCFG(FD, FD->getBody(), &Ctx, Opts);
+  if (!Order->Graph)
+    return nullptr;
+  for (const CFGBlock *B : *Order->Graph) {
+    unsigned Index = 0;
+    for (const CFGElement &E : *B) {
+      if (std::optional<CFGStmt> CS = E.getAs<CFGStmt>())
+        Order->Position.try_emplace(CS->getStmt(), B, Index);
+      ++Index;
+    }
+    if (const Stmt *T = B->getTerminatorStmt())
+      Order->Position.try_emplace(T, B, Index);
+  }
+  It->second = std::move(Order);
+  return It->second.get();
+}
+
+/// Where \p S runs in \p O: its own position or that of the nearest enclosing statement.
+std::optional<std::pair<const CFGBlock *, unsigned>> positionOf(const Stmt *S, const FunctionOrder &O, ASTContext &Ctx) {
+  DynTypedNode N = DynTypedNode::create(*S);
+  for (unsigned Steps = 0; Steps < 64 && !N.getNodeKind().isNone(); ++Steps, N = parentOf(N, Ctx)) {
+    const Stmt *Cur = N.get<Stmt>();
+    if (!Cur)
+      return std::nullopt;
+    auto It = O.Position.find(Cur);
+    if (It != O.Position.end())
+      return It->second;
+  }
+  return std::nullopt;
+}
+
+/// Blocks reachable from \p From's successors, never passing through \p Avoid.
+llvm::BitVector reachable(const CFG &G, const CFGBlock *From, const CFGBlock *Avoid) {
+  llvm::BitVector Seen(G.getNumBlockIDs());
+  SmallVector<const CFGBlock *, 16> Work;
+  auto Push = [&](const CFGBlock *B) {
+    for (const CFGBlock::AdjacentBlock &Succ : B->succs())
+      if (const CFGBlock *S = Succ.getReachableBlock(); S && S != Avoid && !Seen.test(S->getBlockID())) {
+        Seen.set(S->getBlockID());
+        Work.push_back(S);
+      }
+  };
+  if (From != Avoid)
+    Push(From);
+  while (!Work.empty())
+    Push(Work.pop_back_val());
+  return Seen;
+}
+} // namespace
+
+bool AutogradModel::mayRunBefore(const Stmt *A, const Stmt *B) {
+  const FunctionDecl *FD = enclosingFunction(A, Ctx);
+  const SourceManager &SM = Ctx.getSourceManager();
+  FunctionOrder *O = FD == enclosingFunction(B, Ctx) ? orderOf(FD, Ctx, P->Orders) : nullptr;
+  auto PA = O ? positionOf(A, *O, Ctx) : std::nullopt;
+  auto PB = O ? positionOf(B, *O, Ctx) : std::nullopt;
+  if (!PA || !PB)
+    return SM.isBeforeInTranslationUnit(A->getEndLoc(), B->getBeginLoc());
+  if (PA->first == PB->first && PA->second < PB->second)
+    return true;
+  return reachable(*O->Graph, PA->first, nullptr).test(PB->first->getBlockID());
+}
+
+bool AutogradModel::runsBeforeOnEveryPath(const Stmt *A, const Stmt *B) {
+  const FunctionDecl *FD = enclosingFunction(A, Ctx);
+  FunctionOrder *O = FD == enclosingFunction(B, Ctx) ? orderOf(FD, Ctx, P->Orders) : nullptr;
+  auto PA = O ? positionOf(A, *O, Ctx) : std::nullopt;
+  auto PB = O ? positionOf(B, *O, Ctx) : std::nullopt;
+  if (!PA || !PB)
+    return false;
+  if (PA->first == PB->first)
+    return PA->second < PB->second;
+  const CFG &G = *O->Graph;
+  if (&G.getEntry() == PA->first || &G.getEntry() == PB->first)
+    return &G.getEntry() == PA->first;
+  // A dominates B when B cannot be reached from the entry once A's block is removed.
+  return !reachable(G, &G.getEntry(), PA->first).test(PB->first->getBlockID());
+}
+
+// ---- grad mode -----------------------------------------------------------------------------
+
+namespace {
+GradModeFact gradModeImpl(AutogradModel &M, const Stmt *S, unsigned Depth) {
+  ASTContext &Ctx = M.context();
+  DynTypedNode Child = DynTypedNode::create(*S);
+  for (DynTypedNode Parent = parentOf(Child, Ctx); !Parent.getNodeKind().isNone();
+       Child = Parent, Parent = parentOf(Parent, Ctx)) {
+    if (const auto *CS = Parent.get<CompoundStmt>()) {
+      // The nearest guard or switch before the statement in this block decides.
+      GradModeFact Fact;
+      for (const Stmt *Sibling : CS->body()) {
+        if (Sibling == Child.get<Stmt>())
+          break;
+        if (const auto *DS = dyn_cast<DeclStmt>(Sibling))
+          for (const Decl *D : DS->decls())
+            if (int E = gradModeEffect(dyn_cast<VarDecl>(D)))
+              Fact = {E > 0 ? GradMode::Off : GradMode::On, DS};
+        const Stmt *Plain = Sibling;
+        if (const auto *E = dyn_cast<Expr>(Sibling))
+          Plain = E->IgnoreImplicit();
+        if (const Expr *Arg = gradModeSwitchArg(Plain)) {
+          bool Enabled = true;
+          if (!Arg->isValueDependent() && Arg->EvaluateAsBooleanCondition(Enabled, Ctx))
+            Fact = {Enabled ? GradMode::On : GradMode::Off, Sibling};
+          else
+            Fact = {GradMode::Unknown, Sibling};
+        }
+      }
+      if (Fact.DecidedBy)
+        return Fact;
+      continue;
+    }
+    const FunctionDecl *LambdaOp = nullptr;
+    if (const auto *LE = Parent.get<LambdaExpr>()) {
+      // Another thread starts with autograd on, whatever guards surround its creation.
+      if (const Expr *Launch = threadLaunching(LE, Ctx))
+        return {GradMode::On, Launch};
+      LambdaOp = LE->getCallOperator();
+    } else if (const auto *FD = Parent.get<FunctionDecl>(); FD && isLambdaCallOperator(FD)) {
+      LambdaOp = FD;
+    }
+    if (LambdaOp) {
+      // A lambda's body runs in the grad mode of its call sites; guards around its
+      // definition still count when the walk goes on.
+      if (Depth > 0)
+        for (const CallExpr *Call : M.callersOf(LambdaOp))
+          if (gradModeImpl(M, Call, Depth - 1).Mode == GradMode::Off)
+            return {GradMode::Off, Call};
+      continue;
+    }
+    if (const auto *FD = Parent.get<FunctionDecl>()) {
+      if (Depth == 0)
+        return {GradMode::On, nullptr};
+      for (const CallExpr *Call : M.callersOf(FD))
+        if (Call != S && gradModeImpl(M, Call, Depth - 1).Mode == GradMode::Off)
+          return {GradMode::Off, Call};
+      return {GradMode::On, nullptr};
+    }
+  }
+  return {GradMode::On, nullptr};
+}
+} // namespace
+
+GradModeFact AutogradModel::gradModeAt(const Stmt *S) {
+  if (!S)
+    return {};
+  auto It = P->GradModes.find(S);
+  if (It != P->GradModes.end())
+    return It->second;
+  GradModeFact Fact = gradModeImpl(*this, S, DefaultDepth);
+  P->GradModes[S] = Fact;
+  return Fact;
+}
+
+// ---- tensor origin -------------------------------------------------------------------------
+
+OriginResult AutogradModel::originAt(const Expr *E) { return E ? classifyTensor(E, Ctx) : OriginResult(); }
+
+bool AutogradModel::isGraphAttached(const Expr *E) {
+  if (!E)
+    return false;
+  if (isTensorType(E->getType()))
+    return originAt(E).Kind == TensorOrigin::GraphAttached;
+  // An aggregate, pair or tuple is as attached as its most attached part.
+  E = E->IgnoreParenImpCasts();
+  if (const auto *Temp = dyn_cast<MaterializeTemporaryExpr>(E))
+    E = Temp->getSubExpr()->IgnoreParenImpCasts();
+  if (const auto *Bind = dyn_cast<CXXBindTemporaryExpr>(E))
+    E = Bind->getSubExpr()->IgnoreParenImpCasts();
+  auto AnyAttached = [&](auto Range) {
+    return llvm::any_of(Range, [&](const Expr *Part) { return Part && isGraphAttached(Part); });
+  };
+  if (const auto *IL = dyn_cast<InitListExpr>(E))
+    return AnyAttached(IL->inits());
+  if (const auto *Construct = dyn_cast<CXXConstructExpr>(E))
+    return AnyAttached(Construct->arguments());
+  if (const auto *Call = dyn_cast<CallExpr>(E)) {
+    const FunctionDecl *FD = Call->getDirectCallee();
+    if (FD && FD->isInStdNamespace() && FD->getIdentifier() &&
+        (FD->getName() == "make_pair" || FD->getName() == "make_tuple" || FD->getName() == "forward_as_tuple"))
+      return AnyAttached(Call->arguments());
+    return false;
+  }
+  if (const auto *DRE = dyn_cast<DeclRefExpr>(E)) {
+    const auto *VD = dyn_cast<VarDecl>(DRE->getDecl());
+    return VD && VD->hasLocalStorage() && VD->getInit() && VD->getInit() != E && isGraphAttached(VD->getInit());
+  }
+  return false;
+}
+
+bool AutogradModel::isRequiresGradLeaf(const Expr *E) {
+  return E && originAt(E).Kind == TensorOrigin::RequiresGradLeaf;
+}
+
+// ---- loops ---------------------------------------------------------------------------------
+
+const Stmt *AutogradModel::enclosingLoop(const Stmt *S) { return S ? torchtidy::enclosingLoop(S, Ctx) : nullptr; }
+
+const LoopFacts &AutogradModel::loop(const Stmt *Loop) {
+  std::unique_ptr<LoopFacts> &Slot = P->Loops[Loop];
+  if (Slot)
+    return *Slot;
+  Slot = std::make_unique<LoopFacts>();
+  LoopFacts &Facts = *Slot;
+  const Stmt *Body = loopBody(Loop) ? loopBody(Loop) : Loop;
+  if (!Body)
+    return Facts;
+  for (const BoundNodes &B : match(findAll(callExpr().bind("call")), *Body, Ctx)) {
+    const auto *Call = B.getNodeAs<CallExpr>("call");
+    bool Direct = false;
+    for (LoopEventKind K : AllEvents)
+      if (!match(eventMatcher(K), *Call, Ctx).empty()) {
+        Facts.Events.push_back({K, Call, Call, everyNth(Call, Loop)});
+        Direct = true;
+      }
+    if (Direct)
+      continue;
+    CallShape Shape = callShape(Call);
+    if (std::optional<LoopEventKind> K = eventByName(Shape)) {
+      Facts.Events.push_back({*K, Call, Call, everyNth(Call, Loop)});
+      continue;
+    }
+    const FunctionDecl *Def = Shape.Callee ? Shape.Callee->getDefinition() : nullptr;
+    if (!Def || !Def->hasBody() || isInSystemHeader(Def))
+      continue;
+    for (LoopEventKind K : AllEvents)
+      if (const Stmt *Inner = torchtidy::findReachable(Def->getBody(), eventMatcher(K), Ctx, DefaultDepth - 1))
+        Facts.Events.push_back({K, Call, Inner, everyNth(Call, Loop)});
+  }
+  if (Facts.has(LoopEventKind::Backward) || Facts.has(LoopEventKind::Step))
+    Facts.Kind = LoopKind::Training;
+  else if (Facts.has(LoopEventKind::Forward))
+    Facts.Kind = LoopKind::Eval;
+  return Facts;
+}
+
+const Stmt *AutogradModel::trainingLoopOf(const Stmt *S) {
+  std::function<const Stmt *(const Stmt *, unsigned)> Find = [&](const Stmt *From, unsigned Depth) -> const Stmt * {
+    for (const Stmt *L = enclosingLoop(From); L; L = enclosingLoop(L))
+      if (loop(L).Kind == LoopKind::Training)
+        return L;
+    if (Depth == 0)
+      return nullptr;
+    const FunctionDecl *FD = enclosingFunction(From, Ctx);
+    if (!FD || isLambdaCallOperator(FD))
+      return nullptr;
+    for (const CallExpr *Call : callersOf(FD))
+      if (const Stmt *L = Find(Call, Depth - 1))
+        return L;
+    return nullptr;
+  };
+  return S ? Find(S, DefaultDepth) : nullptr;
+}
+
+unsigned AutogradModel::everyNth(const Stmt *S, const Stmt *Loop) {
+  const Stmt *Body = loopBody(Loop);
+  unsigned Every = 1;
+  DynTypedNode Child = DynTypedNode::create(*S);
+  for (DynTypedNode Parent = parentOf(Child, Ctx); !Parent.getNodeKind().isNone() && Child.get<Stmt>() != Body;
+       Child = Parent, Parent = parentOf(Parent, Ctx)) {
+    const Stmt *PS = Parent.get<Stmt>();
+    if (!PS)
+      continue; // a lambda's call operator or closure class
+    const Stmt *C = Child.get<Stmt>();
+    if (const auto *If = dyn_cast<IfStmt>(PS)) {
+      if (C == If->getCond() || C == If->getInit() || (If->getConditionVariableDeclStmt() == C))
+        continue;
+      unsigned K = C == If->getThen() ? intervalOf(If->getCond(), Ctx) : 0;
+      if (K == 0)
+        return 0;
+      Every = std::max(Every, K);
+    } else if (const auto *CO = dyn_cast<AbstractConditionalOperator>(PS)) {
+      if (C != CO->getCond())
+        return 0;
+    } else if (const auto *BO = dyn_cast<BinaryOperator>(PS)) {
+      if (BO->isLogicalOp() && C == BO->getRHS())
+        return 0;
+    } else if (isa<SwitchCase>(PS) || isa<CXXCatchStmt>(PS)) {
+      return 0;
+    } else if (const auto *CS = dyn_cast<CompoundStmt>(PS)) {
+      // `if (i % k != 0) continue;` before the statement selects every k-th iteration.
+      for (const Stmt *Sibling : CS->body()) {
+        if (Sibling == C)
+          break;
+        const auto *If = dyn_cast<IfStmt>(Sibling);
+        if (!If || If->getElse())
+          continue;
+        const Stmt *Then = If->getThen();
+        if (const auto *Block = dyn_cast<CompoundStmt>(Then); Block && Block->size() == 1)
+          Then = Block->body_front();
+        const auto *Cond = dyn_cast<BinaryOperator>(If->getCond()->IgnoreParenImpCasts());
+        if (isa<ContinueStmt>(Then) && Cond && Cond->getOpcode() == BO_NE)
+          if (unsigned K = std::max(moduloInterval(Cond->getLHS(), Ctx), moduloInterval(Cond->getRHS(), Ctx)))
+            Every = std::max(Every, K);
+      }
+    }
+  }
+  return Every;
+}
+
+namespace {
+/// Whether \p D is declared inside \p Loop.
+bool declaredIn(const ValueDecl *D, const Stmt *Loop, ASTContext &Ctx) {
+  DynTypedNode N = DynTypedNode::create(*D);
+  for (unsigned Steps = 0; Steps < 256 && !N.getNodeKind().isNone(); ++Steps, N = parentOf(N, Ctx)) {
+    if (N.get<Stmt>() == Loop)
+      return true;
+    if (const auto *FD = N.get<FunctionDecl>(); FD && !isLambdaCallOperator(FD))
+      return false;
+  }
+  return false;
+}
+
+/// Whether \p VD is handed to an optimizer in the function that declares it (an optimizer
+/// constructed from it, or given it with add_param_group).
+bool ownedByOptimizer(const VarDecl *VD, ASTContext &Ctx) {
+  const auto *FD = dyn_cast_or_null<FunctionDecl>(VD->getParentFunctionOrMethod());
+  if (!FD || !FD->hasBody())
+    return false;
+  auto Ref = hasDescendant(declRefExpr(to(varDecl(equalsNode(VD)))));
+  auto Owner = stmt(anyOf(cxxConstructExpr(hasType(matchers::optimizerType()), Ref),
+                          stmt(matchers::optimizerMethodCall({"add_param_group"}), Ref)));
+  return !match(findAll(Owner), *FD->getBody(), Ctx).empty();
+}
+} // namespace
+
+bool AutogradModel::isLoopInvariant(const Expr *E, const Stmt *Loop) {
+  const auto *DRE = E ? dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts()) : nullptr;
+  const auto *VD = DRE ? dyn_cast<VarDecl>(DRE->getDecl()) : nullptr;
+  if (!VD || !Loop || declaredIn(VD, Loop, Ctx))
+    return false;
+  if (isTensorType(VD->getType()) && loop(Loop).has(LoopEventKind::Step) &&
+      (ownedByOptimizer(VD, Ctx) || isRequiresGradLeaf(E)))
+    return false;
+  for (const BoundNodes &B : match(findAll(declRefExpr(to(varDecl(equalsNode(VD)))).bind("ref")), *Loop, Ctx))
+    if (isWrittenAt(B.getNodeAs<DeclRefExpr>("ref"), Ctx))
+      return false;
+  return true;
+}
+
+bool AutogradModel::outlivesIteration(const ValueDecl *Container, const Stmt *Loop) {
+  if (!Container || !Loop)
+    return false;
+  if (const auto *VD = dyn_cast<VarDecl>(Container); VD && declaredIn(VD, Loop, Ctx))
+    return false;
+  // Emptied by a statement of the loop body itself (not under a condition): nothing survives.
+  const auto *Body = dyn_cast_or_null<CompoundStmt>(loopBody(Loop));
+  if (!Body)
+    return true;
+  for (const Stmt *S : Body->body()) {
+    const Stmt *Plain = S;
+    if (const auto *E = dyn_cast<Expr>(S))
+      Plain = E->IgnoreImplicit();
+    if (const auto *MCE = dyn_cast<CXXMemberCallExpr>(Plain)) {
+      const CXXMethodDecl *MD = MCE->getMethodDecl();
+      if (MD && MD->getIdentifier() && MD->getName() == "clear" &&
+          rootDeclOf(MCE->getImplicitObjectArgument()) == Container)
+        return false;
+    }
+    if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Plain);
+        Op && Op->getOperator() == OO_Equal && rootDeclOf(Op->getArg(0)) == Container &&
+        isa<DeclRefExpr>(Op->getArg(0)->IgnoreParenImpCasts()))
+      return false;
+  }
+  return true;
+}
+
+bool AutogradModel::reachesBackward(const Expr *Value, const Stmt *From) {
+  const ValueDecl *Root = Value ? rootDeclOf(Value) : nullptr;
+  const FunctionDecl *FD = From ? enclosingFunction(From, Ctx) : nullptr;
+  if (!Root || !FD || !FD->hasBody())
+    return false;
+  // The variables computed from Root, through initializers and assignments, in FD.
+  llvm::SmallPtrSet<const ValueDecl *, 8> Derived{Root};
+  for (bool Grew = true; Grew;) {
+    Grew = false;
+    auto Uses = match(findAll(declRefExpr().bind("ref")), *FD->getBody(), Ctx);
+    for (const BoundNodes &B : Uses) {
+      const auto *Ref = B.getNodeAs<DeclRefExpr>("ref");
+      if (!Derived.count(Ref->getDecl()))
+        continue;
+      for (DynTypedNode N = parentOf(DynTypedNode::create(*Ref), Ctx); !N.getNodeKind().isNone();
+           N = parentOf(N, Ctx)) {
+        if (const auto *VD = N.get<VarDecl>()) {
+          Grew |= Derived.insert(VD).second;
+          break;
+        }
+        const auto *S = N.get<Stmt>();
+        if (!S || isa<CompoundStmt>(S))
+          break;
+        if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(S); Op && Op->isAssignmentOp()) {
+          if (const ValueDecl *Lhs = rootDeclOf(Op->getArg(0)))
+            Grew |= Derived.insert(Lhs).second;
+          break;
+        }
+      }
+    }
+  }
+  auto UsesDerived = [&](const Stmt *S) {
+    for (const BoundNodes &B : match(findAll(declRefExpr().bind("ref")), *S, Ctx))
+      if (Derived.count(B.getNodeAs<DeclRefExpr>("ref")->getDecl()))
+        return true;
+    return false;
+  };
+  for (const BoundNodes &B : match(findAll(callExpr().bind("call")), *FD->getBody(), Ctx)) {
+    const auto *Call = B.getNodeAs<CallExpr>("call");
+    if (!mayRunBefore(From, Call) || !UsesDerived(Call))
+      continue;
+    if (!match(matchers::backwardCall(), *Call, Ctx).empty())
+      return true;
+    const FunctionDecl *Callee = calledFunction(Call);
+    const FunctionDecl *Def = Callee ? Callee->getDefinition() : nullptr;
+    if (Def && Def->hasBody() && !isInSystemHeader(Def) &&
+        torchtidy::findReachable(Def->getBody(), matchers::backwardCall(), Ctx, DefaultDepth - 1))
+      return true;
+  }
+  return false;
+}
+
+} // namespace torchtidy

@@ -1,0 +1,143 @@
+#ifndef TORCHTIDY_CHECKS_UTILS_AUTOGRADMODEL_H
+#define TORCHTIDY_CHECKS_UTILS_AUTOGRADMODEL_H
+
+// The facts about autograd every check needs, computed once per translation unit: who calls
+// a function, in which order statements run (Clang's CFG), whether autograd records at a
+// statement, where a tensor comes from, what a loop does each iteration. Like clang-tidy's
+// ExceptionAnalyzer it is built lazily and caches per function; unlike a check it lives
+// exactly as long as the ASTContext it describes (clang-tidy creates checks per TU, and the
+// plugin runs many TUs in one process).
+
+#include "utils/TensorOrigin.h"
+#include "utils/TorchMatchers.h"
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/Expr.h"
+#include "clang/AST/Stmt.h"
+#include "clang/ASTMatchers/ASTMatchers.h"
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <memory>
+#include <vector>
+
+namespace torchtidy {
+
+using StmtMatcher = clang::ast_matchers::internal::Matcher<clang::Stmt>;
+
+/// Whether autograd records at a statement.
+enum class GradMode { On, Off, Unknown };
+
+struct GradModeFact {
+  GradMode Mode = GradMode::Unknown;
+  /// The statement that decided it: the guard's declaration, the set_enabled call, the
+  /// guarded call of the enclosing function; null for the default (on) or when unknown.
+  const clang::Stmt *DecidedBy = nullptr;
+};
+
+/// One call read the same way whether or not it is resolved (templates nobody instantiates).
+struct CallShape {
+  llvm::StringRef Name;                     ///< `f` in `ns::f(x)`, `m` in `x.m()` / `x->m()`
+  const clang::Expr *Object = nullptr;      ///< `x` in `x.m()`; null for free functions and implicit this
+  const clang::FunctionDecl *Callee = nullptr; ///< what runs (through lambdas held in locals), when known
+  bool Resolved = false;                    ///< false: named only (dependent call)
+};
+
+enum class LoopKind { Training, Eval, Other };
+enum class LoopEventKind { Forward, Backward, Step, ZeroGrad, Eval, Train };
+
+/// Something a loop body runs, directly or through helpers and lambdas.
+struct LoopEvent {
+  LoopEventKind Kind;
+  /// The statement of the loop body that runs it: the call itself or the helper call.
+  const clang::Stmt *Site = nullptr;
+  /// The call that does it (equal to Site unless reached through a helper).
+  const clang::Stmt *Call = nullptr;
+  /// 1: every iteration; k > 1: under `i % k == 0`; 0: under some other condition.
+  unsigned Every = 1;
+};
+
+struct LoopFacts {
+  LoopKind Kind = LoopKind::Other;
+  std::vector<LoopEvent> Events;
+  /// The first event of kind \p K (in source order), or null.
+  const LoopEvent *first(LoopEventKind K) const;
+  bool has(LoopEventKind K) const { return first(K) != nullptr; }
+};
+
+class AutogradModel {
+public:
+  /// The one model of \p Ctx, created on first use and destroyed with \p Ctx.
+  static AutogradModel &get(clang::ASTContext &Ctx);
+  /// How many levels of user functions, lambdas and callers every query follows.
+  static constexpr unsigned DefaultDepth = 3;
+
+  explicit AutogradModel(clang::ASTContext &Ctx);
+  ~AutogradModel();
+  AutogradModel(const AutogradModel &) = delete;
+  AutogradModel &operator=(const AutogradModel &) = delete;
+
+  clang::ASTContext &context() const { return Ctx; }
+
+  // ---- calls and functions ---------------------------------------------------------------
+  /// The calls of \p FD (or of any instantiation of its pattern) in user code.
+  llvm::ArrayRef<const clang::CallExpr *> callersOf(const clang::FunctionDecl *FD);
+  /// The function a call runs: its callee, or the lambda held in the local it calls.
+  const clang::FunctionDecl *calledFunction(const clang::CallExpr *Call);
+  /// The name, object and callee of a call, resolved or not.
+  CallShape callShape(const clang::CallExpr *Call);
+  /// First node matching \p M under \p Root, following user functions and lambdas under the
+  /// shared depth limit. \p M need not bind anything.
+  const clang::Stmt *findReachable(const clang::Stmt *Root, const StmtMatcher &M);
+
+  // ---- order (the CFG of the enclosing function, built once per function) -----------------
+  /// Whether some path runs \p A and then \p B (same function; false otherwise).
+  bool mayRunBefore(const clang::Stmt *A, const clang::Stmt *B);
+  /// Whether every path that reaches \p B runs \p A first (A dominates B).
+  bool runsBeforeOnEveryPath(const clang::Stmt *A, const clang::Stmt *B);
+
+  // ---- grad mode (thread-local: a guard does not reach into a lambda run by std::thread) --
+  /// Whether autograd records where \p S runs, and what decided it.
+  GradModeFact gradModeAt(const clang::Stmt *S);
+  /// gradModeAt(S) is Off.
+  bool gradDisabledAt(const clang::Stmt *S) { return gradModeAt(S).Mode == GradMode::Off; }
+
+  // ---- tensor origin, at the point \p E is evaluated ---------------------------------------
+  /// Where the value of \p E comes from, and the expression that decided it.
+  OriginResult originAt(const clang::Expr *E);
+  /// \p E keeps an autograd graph alive: a graph-attached tensor, or an aggregate, pair or
+  /// tuple holding one.
+  bool isGraphAttached(const clang::Expr *E);
+  /// \p E is a leaf that requires grad: created or marked so, a module parameter, or a
+  /// tensor handed to an optimizer.
+  bool isRequiresGradLeaf(const clang::Expr *E);
+
+  // ---- loops -------------------------------------------------------------------------------
+  /// The innermost loop whose body contains \p S (through lambdas defined in it), or null.
+  const clang::Stmt *enclosingLoop(const clang::Stmt *S);
+  /// What \p Loop runs each iteration, and so what kind of loop it is.
+  const LoopFacts &loop(const clang::Stmt *Loop);
+  /// The innermost training loop around \p S, in its function or around a caller.
+  const clang::Stmt *trainingLoopOf(const clang::Stmt *S);
+  /// How often \p S runs per iteration of \p Loop (encoding of LoopEvent::Every).
+  unsigned everyNth(const clang::Stmt *S, const clang::Stmt *Loop);
+  /// \p E names a variable declared outside \p Loop that no iteration writes (an
+  /// optimizer's step() writes every tensor the optimizer owns).
+  bool isLoopInvariant(const clang::Expr *E, const clang::Stmt *Loop);
+  /// What \p Container holds survives an iteration of \p Loop: it is declared outside the loop
+  /// and not cleared or reassigned on every path later in the iteration.
+  bool outlivesIteration(const clang::ValueDecl *Container, const clang::Stmt *Loop);
+  /// The value \p Value (a variable, a container) later feeds a backward() after \p From.
+  bool reachesBackward(const clang::Expr *Value, const clang::Stmt *From);
+
+private:
+  struct Impl;
+  clang::ASTContext &Ctx;
+  std::unique_ptr<Impl> P;
+};
+
+} // namespace torchtidy
+
+#endif

@@ -1,0 +1,309 @@
+// Unit tests of utils/AutogradModel, one or more per query, on real LibTorch code.
+#include "utils/AutogradModel.h"
+
+#include "clang/ASTMatchers/ASTMatchFinder.h"
+#include "clang/Frontend/ASTUnit.h"
+#include "clang/Tooling/Tooling.h"
+
+#include <gtest/gtest.h>
+
+using namespace clang;
+using namespace clang::ast_matchers;
+using namespace torchtidy;
+
+namespace {
+
+const char *Code = R"cpp(
+#include <torch/torch.h>
+#include <future>
+#include <thread>
+struct NetImpl : torch::nn::Module {
+  NetImpl() : fc(register_module("fc", torch::nn::Linear(4, 1))) {}
+  torch::Tensor forward(torch::Tensor x) { return fc->forward(x); }
+  torch::nn::Linear fc;
+};
+TORCH_MODULE(Net);
+void train_step(Net &net, torch::optim::SGD &opt, torch::Tensor x) {
+  opt.zero_grad();
+  torch::Tensor helper_loss = net->forward(x).sum();
+  helper_loss.backward();
+  opt.step();
+}
+void train(Net &net, torch::Tensor x) {
+  torch::Tensor w = torch::zeros({4}, torch::requires_grad());
+  torch::Tensor frozen = torch::ones({4});
+  torch::Tensor scratch = torch::ones({4});
+  torch::optim::SGD opt({w}, 0.1);
+  std::vector<torch::Tensor> history;
+  std::vector<torch::Tensor> per_iteration;
+  for (int i = 0; i < 10; ++i) {
+    torch::Tensor out = net->forward(x);
+    torch::Tensor loss = (out * w).sum();
+    loss.backward();
+    opt.step();
+    scratch.add_(1);
+    torch::Tensor every_iter = frozen * 2;
+    history.push_back(loss);
+    per_iteration.push_back(loss);
+    if (i % 5 == 0) {
+      torch::Tensor every_fifth = loss.detach();
+    }
+    if (i > 3) {
+      torch::Tensor conditional = loss.detach();
+    }
+    per_iteration.clear();
+  }
+  for (int j = 0; j < 3; ++j)
+    train_step(net, opt, x);
+}
+void evaluate(Net &net, torch::Tensor x) {
+  net->eval();
+  for (int i = 0; i < 3; ++i) {
+    torch::Tensor eval_out = net->forward(x);
+  }
+}
+void evaluate_no_grad(Net &net, torch::Tensor x) {
+  torch::NoGradGuard guard;
+  torch::Tensor guarded = net->forward(x);
+  std::thread worker([&] { torch::Tensor in_thread = net->forward(x); });
+  worker.join();
+  auto fut = std::async([&] { torch::Tensor in_async = net->forward(x); return in_async; });
+  auto local = [&] { torch::Tensor in_lambda = net->forward(x); return in_lambda; };
+  local();
+}
+void helper_under_caller_guard(Net &net, torch::Tensor x) { torch::Tensor pred_in_callee = net->forward(x); }
+void guarded_caller(Net &net, torch::Tensor x) {
+  torch::NoGradGuard no_grad;
+  helper_under_caller_guard(net, x);
+}
+void switched(Net &net, torch::Tensor x) {
+  torch::GradMode::set_enabled(false);
+  torch::Tensor after_switch = net->forward(x);
+  torch::GradMode::set_enabled(true);
+  torch::Tensor after_enable = net->forward(x);
+}
+struct Record { torch::Tensor value; int step; };
+void aggregates(Net &net, torch::Tensor x) {
+  torch::Tensor attached = net->forward(x);
+  Record rec{attached, 1};
+  Record plain{x, 2};
+  auto pair = std::make_pair(1, attached);
+  torch::Tensor retained = net->forward(x).sum();
+  torch::Tensor unused = net->forward(x).sum();
+  retained.backward();
+  std::vector<Record> records;
+  records.push_back(rec);
+  records.push_back(plain);
+  (void)unused;
+}
+void branches(bool c, torch::Tensor x) {
+  torch::Tensor first = x + 1;
+  if (c) {
+    torch::Tensor maybe = x + 2;
+  }
+  torch::Tensor last = x + 3;
+}
+template <typename T> void generic(T &model, torch::Tensor x) {
+  auto y = model.forward(x);
+  y.backward();
+}
+)cpp";
+
+class AutogradModelTest : public ::testing::Test {
+protected:
+  static void SetUpTestSuite() {
+    std::vector<std::string> Args = {"-std=c++17", "-isystem", TORCHTIDY_TORCH_INCLUDE,
+                                     "-include-pch", TORCHTIDY_TEST_PCH,
+                                     "-resource-dir", TORCHTIDY_CLANG_RESOURCE_DIR};
+    AST = tooling::buildASTFromCodeWithArgs(Code, Args, "model.cpp").release();
+    ASSERT_NE(AST, nullptr);
+    ASSERT_FALSE(AST->getDiagnostics().hasErrorOccurred());
+    std::vector<Decl *> Scope;
+    forEachUserDecl(ctx(), [&](Decl *D) {
+      if (ctx().getSourceManager().isInMainFile(D->getLocation()))
+        Scope.push_back(D);
+    });
+    ctx().setTraversalScope(Scope);
+  }
+  static void TearDownTestSuite() { delete AST; }
+
+  static ASTContext &ctx() { return AST->getASTContext(); }
+  static AutogradModel &model() { return AutogradModel::get(ctx()); }
+  static const VarDecl *var(StringRef Name) {
+    auto M = match(findAll(varDecl(hasName(Name), unless(parmVarDecl())).bind("v")), ctx());
+    EXPECT_FALSE(M.empty()) << Name.str();
+    return M.empty() ? nullptr : M.front().getNodeAs<VarDecl>("v");
+  }
+  static const Stmt *declOf(StringRef Name) {
+    auto Parents = ctx().getParents(*var(Name));
+    return Parents.empty() ? nullptr : Parents[0].get<DeclStmt>();
+  }
+  static const Expr *ref(StringRef Name) {
+    auto M = match(findAll(declRefExpr(to(varDecl(hasName(Name)))).bind("r")), ctx());
+    EXPECT_FALSE(M.empty()) << Name.str();
+    return M.empty() ? nullptr : M.front().getNodeAs<Expr>("r");
+  }
+  static const FunctionDecl *function(StringRef Name) {
+    auto M = match(findAll(functionDecl(hasName(Name), isDefinition()).bind("f")), ctx());
+    return M.empty() ? nullptr : M.front().getNodeAs<FunctionDecl>("f");
+  }
+  static const Stmt *loopIn(StringRef Function, unsigned Index = 0) {
+    auto M = match(findAll(stmt(matchers::loopStmt(), hasAncestor(functionDecl(hasName(Function)))).bind("l")), ctx());
+    return M.size() > Index ? M[Index].getNodeAs<Stmt>("l") : nullptr;
+  }
+  static const CallExpr *callOf(StringRef Name, StringRef InFunction) {
+    auto M = match(findAll(callExpr(callee(functionDecl(hasName(Name))),
+                                    hasAncestor(functionDecl(hasName(InFunction)))).bind("c")), ctx());
+    return M.empty() ? nullptr : M.front().getNodeAs<CallExpr>("c");
+  }
+  static ASTUnit *AST;
+};
+ASTUnit *AutogradModelTest::AST = nullptr;
+
+TEST_F(AutogradModelTest, OneModelPerContext) {
+  EXPECT_EQ(&AutogradModel::get(ctx()), &model());
+  EXPECT_EQ(&model().context(), &ctx());
+}
+
+TEST_F(AutogradModelTest, CallersOf) {
+  EXPECT_EQ(model().callersOf(function("train_step")).size(), 1u);
+  EXPECT_EQ(model().callersOf(function("helper_under_caller_guard")).size(), 1u);
+  EXPECT_TRUE(model().callersOf(function("train")).empty());
+}
+
+TEST_F(AutogradModelTest, CalledFunctionThroughLambdaLocal) {
+  auto M = match(findAll(cxxOperatorCallExpr(hasOverloadedOperatorName("()"),
+                                             hasAncestor(functionDecl(hasName("evaluate_no_grad")))).bind("c")),
+                 ctx());
+  ASSERT_FALSE(M.empty());
+  const FunctionDecl *FD = model().calledFunction(M.front().getNodeAs<CallExpr>("c"));
+  ASSERT_NE(FD, nullptr);
+  EXPECT_TRUE(cast<CXXMethodDecl>(FD)->getParent()->isLambda());
+}
+
+TEST_F(AutogradModelTest, CallShape) {
+  CallShape Step = model().callShape(callOf("step", "train"));
+  EXPECT_TRUE(Step.Resolved);
+  EXPECT_EQ(Step.Name, "step");
+  EXPECT_NE(Step.Object, nullptr);
+  auto M = match(findAll(callExpr(hasAncestor(functionDecl(hasName("generic")))).bind("c")), ctx());
+  bool SawForward = false, SawBackward = false;
+  for (const BoundNodes &B : M) {
+    CallShape S = model().callShape(B.getNodeAs<CallExpr>("c"));
+    EXPECT_FALSE(S.Resolved);
+    SawForward |= S.Name == "forward" && S.Object;
+    SawBackward |= S.Name == "backward" && S.Object;
+  }
+  EXPECT_TRUE(SawForward);
+  EXPECT_TRUE(SawBackward);
+}
+
+TEST_F(AutogradModelTest, FindReachableThroughHelpers) {
+  EXPECT_NE(model().findReachable(loopIn("train", 1), matchers::backwardCall()), nullptr);
+  EXPECT_EQ(model().findReachable(loopIn("evaluate"), matchers::backwardCall()), nullptr);
+}
+
+TEST_F(AutogradModelTest, Order) {
+  const Stmt *First = declOf("first"), *Maybe = declOf("maybe"), *Last = declOf("last");
+  EXPECT_TRUE(model().mayRunBefore(First, Last));
+  EXPECT_FALSE(model().mayRunBefore(Last, First));
+  EXPECT_TRUE(model().mayRunBefore(Maybe, Last));
+  EXPECT_TRUE(model().runsBeforeOnEveryPath(First, Last));
+  EXPECT_TRUE(model().runsBeforeOnEveryPath(First, Maybe));
+  EXPECT_FALSE(model().runsBeforeOnEveryPath(Maybe, Last));
+  // Around a loop's back edge, a later statement runs before an earlier one.
+  EXPECT_TRUE(model().mayRunBefore(declOf("every_iter"), declOf("out")));
+  EXPECT_FALSE(model().runsBeforeOnEveryPath(declOf("every_iter"), declOf("out")));
+}
+
+TEST_F(AutogradModelTest, GradMode) {
+  GradModeFact Guarded = model().gradModeAt(declOf("guarded"));
+  EXPECT_EQ(Guarded.Mode, GradMode::Off);
+  EXPECT_EQ(Guarded.DecidedBy, declOf("guard"));
+  EXPECT_EQ(model().gradModeAt(declOf("out")).Mode, GradMode::On);
+  // The only caller holds the guard.
+  GradModeFact Callee = model().gradModeAt(declOf("pred_in_callee"));
+  EXPECT_EQ(Callee.Mode, GradMode::Off);
+  EXPECT_EQ(Callee.DecidedBy, callOf("helper_under_caller_guard", "guarded_caller"));
+  EXPECT_TRUE(model().gradDisabledAt(declOf("after_switch")));
+  EXPECT_FALSE(model().gradDisabledAt(declOf("after_enable")));
+  // A lambda run here inherits the guard; one run by another thread does not.
+  EXPECT_TRUE(model().gradDisabledAt(declOf("in_lambda")));
+  EXPECT_EQ(model().gradModeAt(declOf("in_thread")).Mode, GradMode::On);
+  EXPECT_EQ(model().gradModeAt(declOf("in_async")).Mode, GradMode::On);
+}
+
+TEST_F(AutogradModelTest, Origin) {
+  EXPECT_EQ(model().originAt(var("out")->getInit()).Kind, TensorOrigin::GraphAttached);
+  EXPECT_TRUE(model().isGraphAttached(var("loss")->getInit()));
+  EXPECT_FALSE(model().isGraphAttached(var("guarded")->getInit()));
+  EXPECT_TRUE(model().isRequiresGradLeaf(var("w")->getInit()));
+  EXPECT_FALSE(model().isRequiresGradLeaf(var("frozen")->getInit()));
+}
+
+TEST_F(AutogradModelTest, AggregatesHoldingAGraph) {
+  EXPECT_TRUE(model().isGraphAttached(ref("rec")));
+  EXPECT_TRUE(model().isGraphAttached(var("pair")->getInit()));
+  EXPECT_FALSE(model().isGraphAttached(ref("plain")));
+}
+
+TEST_F(AutogradModelTest, LoopKindsAndEvents) {
+  const Stmt *Train = loopIn("train");
+  ASSERT_NE(Train, nullptr);
+  EXPECT_EQ(model().enclosingLoop(declOf("out")), Train);
+  const LoopFacts &Facts = model().loop(Train);
+  EXPECT_EQ(Facts.Kind, LoopKind::Training);
+  ASSERT_TRUE(Facts.has(LoopEventKind::Backward));
+  EXPECT_EQ(Facts.first(LoopEventKind::Backward)->Every, 1u);
+  EXPECT_TRUE(Facts.has(LoopEventKind::Forward));
+  EXPECT_FALSE(Facts.has(LoopEventKind::ZeroGrad));
+  // Events reached through a helper: the site is the helper call.
+  const LoopFacts &ViaHelper = model().loop(loopIn("train", 1));
+  EXPECT_EQ(ViaHelper.Kind, LoopKind::Training);
+  const LoopEvent *Zero = ViaHelper.first(LoopEventKind::ZeroGrad);
+  ASSERT_NE(Zero, nullptr);
+  EXPECT_EQ(Zero->Site, callOf("train_step", "train"));
+  EXPECT_NE(Zero->Call, Zero->Site);
+  EXPECT_EQ(model().loop(loopIn("evaluate")).Kind, LoopKind::Eval);
+}
+
+TEST_F(AutogradModelTest, TrainingLoopOf) {
+  EXPECT_EQ(model().trainingLoopOf(declOf("every_iter")), loopIn("train"));
+  // train_step runs inside the second loop of its caller.
+  EXPECT_EQ(model().trainingLoopOf(declOf("helper_loss")), loopIn("train", 1));
+  EXPECT_EQ(model().trainingLoopOf(declOf("eval_out")), nullptr);
+}
+
+TEST_F(AutogradModelTest, IntervalGuards) {
+  const Stmt *Train = loopIn("train");
+  EXPECT_EQ(model().everyNth(declOf("every_iter"), Train), 1u);
+  EXPECT_EQ(model().everyNth(declOf("every_fifth"), Train), 5u);
+  EXPECT_EQ(model().everyNth(declOf("conditional"), Train), 0u);
+}
+
+TEST_F(AutogradModelTest, LoopInvariance) {
+  const Stmt *Train = loopIn("train");
+  EXPECT_TRUE(model().isLoopInvariant(ref("frozen"), Train));
+  // Written in place in the loop.
+  EXPECT_FALSE(model().isLoopInvariant(ref("scratch"), Train));
+  // Owned by the optimizer whose step() runs every iteration.
+  EXPECT_FALSE(model().isLoopInvariant(ref("w"), Train));
+  // Declared inside.
+  EXPECT_FALSE(model().isLoopInvariant(var("loss")->getInit(), Train));
+}
+
+TEST_F(AutogradModelTest, OutlivesIteration) {
+  const Stmt *Train = loopIn("train");
+  EXPECT_TRUE(model().outlivesIteration(var("history"), Train));
+  EXPECT_FALSE(model().outlivesIteration(var("per_iteration"), Train));
+  EXPECT_FALSE(model().outlivesIteration(var("out"), Train));
+}
+
+TEST_F(AutogradModelTest, ReachesBackward) {
+  EXPECT_TRUE(model().reachesBackward(ref("retained"), declOf("retained")));
+  EXPECT_FALSE(model().reachesBackward(ref("unused"), declOf("unused")));
+  // `out` feeds `loss`, which is backpropagated.
+  EXPECT_TRUE(model().reachesBackward(ref("out"), declOf("out")));
+}
+
+} // namespace
