@@ -11,6 +11,10 @@
 //   probe::grads(params);          gradients right after backward()
 //   probe::output(tensor);         a model output inside an eval loop
 //   probe::error(exception);       an exception the program caught
+//
+// Built with TORCHTIDY_PROBE_CUDA (scripts/confirm --device cuda), every sample also holds the
+// CUDA caching allocator's allocated, reserved and peak bytes and the synchronizations that
+// CUDA sync debug mode reported during the iteration.
 #pragma once
 
 #include <ATen/record_function.h>
@@ -96,8 +100,9 @@ class CountingAllocator final : public c10::Allocator {
 struct CopyCounters {
   std::atomic<int64_t> to_calls{0};
   std::atomic<int64_t> host_to_device{0};
+  std::atomic<int64_t> host_to_device_bytes{0};
   std::atomic<int64_t> device_to_host{0};
-  std::atomic<int64_t> copied_bytes{0};
+  std::atomic<int64_t> device_to_host_bytes{0};
 };
 
 struct Recorder {
@@ -172,8 +177,9 @@ inline void countCopy(const at::RecordFunction& fn) {
     const at::Tensor& dst = inputs[0].toTensor();
     const at::Tensor& src = inputs[1].toTensor();
     if (dst.device() == src.device()) return;
-    ++(dst.is_cpu() ? copies().device_to_host : copies().host_to_device);
-    copies().copied_bytes += static_cast<int64_t>(src.nbytes());
+    const bool to_host = dst.is_cpu();
+    ++(to_host ? copies().device_to_host : copies().host_to_device);
+    (to_host ? copies().device_to_host_bytes : copies().host_to_device_bytes) += static_cast<int64_t>(src.nbytes());
   } catch (const c10::Error&) {
   }
 }
@@ -189,20 +195,71 @@ inline std::unique_ptr<at::ObserverContext> enterOp(const at::RecordFunction& fn
 inline void exitOp(const at::RecordFunction&, at::ObserverContext*) { --op_depth; }
 
 #ifdef TORCHTIDY_PROBE_CUDA
-// Counts the warnings that CUDA sync debug mode raises for synchronizing calls.
+// Counts the warnings that CUDA sync debug mode raises for synchronizing calls; other
+// warnings are printed as usual.
 class SyncCounter final : public c10::WarningHandler {
  public:
   void process(const c10::Warning& warning) override {
     if (warning.msg().find("synchroniz") != std::string::npos) ++recorder().syncs;
+    else c10::WarningHandler::process(warning);
   }
 };
 
-inline int64_t cudaAllocatedBytes() {
-  if (!torch::cuda::is_available()) return 0;
-  // Index 0 is StatType::AGGREGATE.
-  return c10::cuda::CUDACachingAllocator::getDeviceStats(0).allocated_bytes[0].current;
+// The CUDA caching allocator's bytes on device 0: allocated to tensors, reserved from the
+// driver, and the allocated peak since probe::iteration() last reset it.
+struct CudaBytes {
+  int64_t allocated = 0;
+  int64_t reserved = 0;
+  int64_t peak = 0;
+  bool used = false;
+};
+
+inline CudaBytes cudaBytes() {
+  CudaBytes bytes;
+  if (!torch::cuda::is_available()) return bytes;
+  try {
+    const auto stats = c10::cuda::CUDACachingAllocator::getDeviceStats(0);
+    constexpr size_t kAggregate = 0;  // StatType::AGGREGATE: all pool kinds together
+    bytes.allocated = stats.allocated_bytes[kAggregate].current;
+    bytes.reserved = stats.reserved_bytes[kAggregate].current;
+    bytes.peak = stats.allocated_bytes[kAggregate].peak;
+    bytes.used = true;
+  } catch (const c10::Error&) {
+    // The allocator is set up lazily: a program that never touched CUDA memory has no stats.
+  }
+  return bytes;
+}
+
+inline void resetCudaPeak() {
+  if (cudaBytes().used) c10::cuda::CUDACachingAllocator::resetPeakStats(0);
 }
 #endif
+
+// Tensor bytes on every device the probe sees, so that a memory effect shows whether the
+// program runs on the CPU or on the GPU.
+inline int64_t liveBytes() {
+#ifdef TORCHTIDY_PROBE_CUDA
+  return allocator().live() + cudaBytes().allocated;
+#else
+  return allocator().live();
+#endif
+}
+
+// The CPU and GPU peaks may fall at different moments: their sum bounds the true peak.
+inline int64_t peakBytes() {
+#ifdef TORCHTIDY_PROBE_CUDA
+  return allocator().peak() + cudaBytes().peak;
+#else
+  return allocator().peak();
+#endif
+}
+
+inline void resetPeaks() {
+  allocator().resetPeak();
+#ifdef TORCHTIDY_PROBE_CUDA
+  resetCudaPeak();
+#endif
+}
 
 inline bool install() {
   c10::SetCPUAllocator(&allocator(), /*priority=*/100);
@@ -231,12 +288,26 @@ inline void closeSample(Recorder& rec) {
   auto& sample = samples.back();
   sample["to_calls"] = static_cast<double>(copies().to_calls.exchange(0));
   sample["host_to_device_copies"] = static_cast<double>(copies().host_to_device.exchange(0));
+  sample["host_to_device_bytes"] = static_cast<double>(copies().host_to_device_bytes.exchange(0));
   sample["device_to_host_copies"] = static_cast<double>(copies().device_to_host.exchange(0));
-  sample["copied_bytes"] = static_cast<double>(copies().copied_bytes.exchange(0));
+  sample["device_to_host_bytes"] = static_cast<double>(copies().device_to_host_bytes.exchange(0));
 #ifdef TORCHTIDY_PROBE_CUDA
   sample["syncs"] = static_cast<double>(std::exchange(rec.syncs, 0));
-  sample["cuda_allocated_bytes"] = static_cast<double>(cudaAllocatedBytes());
+  if (const CudaBytes cuda = cudaBytes(); cuda.used) {
+    sample["cuda_allocated_bytes"] = static_cast<double>(cuda.allocated);
+    sample["cuda_reserved_bytes"] = static_cast<double>(cuda.reserved);
+    sample["cuda_peak_bytes"] = static_cast<double>(cuda.peak);
+  }
 #endif
+}
+
+// Copies and syncs before the first iteration (moving the model, building the data) belong
+// to no iteration.
+inline void discardSetup(Recorder& rec) {
+  for (auto* counter : {&copies().to_calls, &copies().host_to_device, &copies().host_to_device_bytes,
+                        &copies().device_to_host, &copies().device_to_host_bytes})
+    counter->store(0);
+  rec.syncs = 0;
 }
 
 // Unique autograd nodes reachable from the tensors' grad_fn: the graph they keep alive.
@@ -277,11 +348,12 @@ void collect(const T& value, std::unordered_set<const torch::autograd::Node*>& s
 inline void iteration() {
   auto& rec = detail::recorder();
   std::lock_guard<std::mutex> lock(rec.mutex);
+  if (rec.samples.empty()) detail::discardSetup(rec);
   detail::closeSample(rec);
   rec.samples.emplace_back();
   rec.samples.back()["iteration"] = static_cast<double>(rec.samples.size() - 1);
-  rec.baseline_bytes = detail::allocator().live();
-  detail::allocator().resetPeak();
+  rec.baseline_bytes = detail::liveBytes();
+  detail::resetPeaks();
 }
 
 /// Records what the program keeps across iterations: a tensor, a container of tensors or
@@ -296,7 +368,7 @@ void keep(const T& kept) {
   auto& sample = detail::current();
   sample["kept_graph_nodes"] = static_cast<double>(nodes.size());
   sample["kept_tensors"] = static_cast<double>(tensors);
-  sample["live_bytes"] = static_cast<double>(detail::allocator().live());
+  sample["live_bytes"] = static_cast<double>(detail::liveBytes());
 }
 
 /// Records the gradient norm over the parameters (call right after backward()).
@@ -321,8 +393,8 @@ inline void output(const at::Tensor& out) {
   auto& sample = detail::current();
   sample["requires_grad"] = out.requires_grad() ? 1.0 : 0.0;
   sample["output_graph_nodes"] = static_cast<double>(nodes.size());
-  sample["held_bytes"] = static_cast<double>(detail::allocator().live() - rec.baseline_bytes);
-  sample["peak_bytes"] = static_cast<double>(detail::allocator().peak() - rec.baseline_bytes);
+  sample["held_bytes"] = static_cast<double>(detail::liveBytes() - rec.baseline_bytes);
+  sample["peak_bytes"] = static_cast<double>(detail::peakBytes() - rec.baseline_bytes);
 }
 
 /// Records an exception the program caught.
