@@ -9,18 +9,26 @@ namespace torchtidy {
 
 const std::vector<CheckInfo> &registeredChecks() {
   static const std::vector<CheckInfo> Checks = {
-#define TORCHTIDY_CHECK(Id, Class, Level, Precision, Tags, Short)              \
-  {Id, #Class, Level, Precision, Tags, Short},
+#define TORCHTIDY_CHECK(Id, Class, Set, Level, Precision, Tags, Short)         \
+  {Id, #Class, Set, Level, Precision, Tags, Short},
 #include "Checks.def"
   };
   return Checks;
+}
+
+std::string defaultChecksGlob() {
+  std::string Glob = "-*,torch-*";
+  for (const CheckInfo &C : registeredChecks())
+    if (!enabledByDefault(C))
+      Glob += ",-" + C.Id;
+  return Glob;
 }
 
 namespace {
 class TorchTidyModule : public clang::tidy::ClangTidyModule {
 public:
   void addCheckFactories(clang::tidy::ClangTidyCheckFactories &Factories) override {
-#define TORCHTIDY_CHECK(Id, Class, Level, Precision, Tags, Short)              \
+#define TORCHTIDY_CHECK(Id, Class, Set, Level, Precision, Tags, Short)         \
   Factories.registerCheck<Class>(Id);
 #include "Checks.def"
   }

@@ -10,6 +10,8 @@ namespace torchtidy {
 struct CheckInfo {
   std::string Id;
   std::string ClassName;
+  /// "default" or "performance" (opt-in).
+  std::string Set;
   std::string Level;
   std::string Precision;
   std::string Tags;
@@ -18,6 +20,13 @@ struct CheckInfo {
 
 /// Every check in registry order.
 const std::vector<CheckInfo> &registeredChecks();
+
+/// Whether \p C is on when the configuration names no torch check: the default set.
+inline bool enabledByDefault(const CheckInfo &C) { return C.Set == "default"; }
+
+/// The clang-tidy check glob that enables exactly the default set: `-*,torch-*` minus the
+/// opt-in checks, so that `torch-*` (or naming a check) still enables every check.
+std::string defaultChecksGlob();
 
 } // namespace torchtidy
 

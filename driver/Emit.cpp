@@ -130,7 +130,7 @@ json sarifRule(const CheckInfo &C) {
           {"fullDescription", {{"text", Full.empty() ? Short : Full}}},
           {"help", {{"text", Help}, {"markdown", Doc.empty() ? Help : Doc.str()}}},
           {"helpUri", helpUri(C.Id)},
-          {"defaultConfiguration", {{"level", C.Level}}},
+          {"defaultConfiguration", {{"level", C.Level}, {"enabled", enabledByDefault(C)}}},
           {"properties",
            {{"tags", splitTags(C.Tags)},
             {"precision", C.Precision},

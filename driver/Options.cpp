@@ -20,7 +20,8 @@ cl::opt<std::string> BuildPath("p", cl::desc("build directory containing compile
                                cl::value_desc("build-dir"), cl::cat(Category));
 cl::opt<std::string> Checks("checks",
                             cl::desc("comma-separated check globs, as in clang-tidy "
-                                     "(default: -*,torch-* unless a .clang-tidy enables torch checks)"),
+                                     "(default: the default set, -*,torch-* without the opt-in performance "
+                                     "checks, unless a .clang-tidy enables torch checks)"),
                             cl::cat(Category));
 cl::opt<std::string> Config("config", cl::desc("clang-tidy configuration in YAML/JSON"),
                             cl::cat(Category));
@@ -108,7 +109,7 @@ public:
       if (Enabled.contains(C.Id))
         return Sources;
     ClangTidyOptions Torch;
-    Torch.Checks = DefaultChecks;
+    Torch.Checks = defaultChecksGlob();
     Sources.emplace_back(std::move(Torch), "torchtidy default checks");
     return Sources;
   }
@@ -132,7 +133,7 @@ std::string escapeRegex(StringRef S) {
 Expected<std::unique_ptr<ClangTidyOptionsProvider>> createOptionsProvider(StringRef HeaderOnly) {
   ClangTidyGlobalOptions GlobalOptions;
   ClangTidyOptions DefaultOptions;
-  DefaultOptions.Checks = DefaultChecks;
+  DefaultOptions.Checks = defaultChecksGlob();
   DefaultOptions.WarningsAsErrors = "";
   DefaultOptions.HeaderFilterRegex = HeaderFilter;
   DefaultOptions.SystemHeaders = SystemHeaders;

@@ -48,7 +48,6 @@ extern llvm::cl::opt<unsigned> FindingsExitCode;
 extern llvm::cl::opt<std::string> WorkerJob;
 
 /// The checks that run when neither --checks nor a configuration enables a torch check.
-inline constexpr const char *DefaultChecks = "-*,torch-*";
 
 /// Builds the clang-tidy options provider from the command line, exactly as clang-tidy
 /// does (.clang-tidy files, --config, --config-file), with torchtidy's default checks.

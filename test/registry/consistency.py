@@ -39,6 +39,12 @@ index = open(os.path.join(ROOT, "docs", "checks", "index.md")).read()
 for c in registry.checks(ROOT):
     if "`%s`" % c["id"] not in index:
         problems.append("%s: not in docs/checks/index.md (run scripts/gen-docs-index)" % c["id"])
+# The recommended .clang-tidy (for the plugin, which cannot compute defaults) enables the default set.
+for line in open(os.path.join(ROOT, "integrations", ".clang-tidy")):
+    if line.startswith("Checks:"):
+        glob = line.split(":", 1)[1].strip().strip("'\"")
+        if glob != registry.default_glob(ROOT):
+            problems.append("integrations/.clang-tidy: Checks must be '%s'" % registry.default_glob(ROOT))
 for p in problems:
     print("consistency: " + p)
 print("consistency: %d checks, %d problems" % (len(registry.checks(ROOT)), len(problems)))
