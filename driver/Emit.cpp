@@ -1,5 +1,8 @@
 #include "Emit.h"
 
+#include "Interrupt.h"
+#include "OutputFile.h"
+#include "ReportReader.h"
 #include "TorchTidyModule.h"
 
 #include "llvm/ADT/StringMap.h"
@@ -152,10 +155,6 @@ std::string sarifLevel(const Finding &F) {
   return F.Level == "remark" ? "note" : "warning";
 }
 
-std::string baselineKey(StringRef Check, StringRef Uri, StringRef Fingerprint) {
-  return (Check + "\n" + Uri + "\n" + Fingerprint).str();
-}
-
 /// Replaces stdout by \p Path (or /dev/null) for the lifetime of the object: clang-tidy's
 /// renderer writes to stdout only.
 class StdoutRedirect {
@@ -204,33 +203,15 @@ unsigned countFindings(const RunReport &R) {
   return llvm::count_if(R.Findings, [](const Finding &F) { return !isCompilerError(F); });
 }
 
-Error applyBaseline(RunReport &R, StringRef Path) {
+Expected<StringSet<>> loadBaseline(StringRef Path) {
   ErrorOr<std::unique_ptr<MemoryBuffer>> Buffer = MemoryBuffer::getFile(Path);
   if (!Buffer)
     return createStringError(Buffer.getError(), "%s: cannot read baseline: %s", Path.str().c_str(),
                              Buffer.getError().message().c_str());
-  json B = json::parse((*Buffer)->getBuffer(), nullptr, /*allow_exceptions=*/false);
-  StringSet<> Known;
-  try {
-    if (B.is_object() && B.contains("runs")) {
-      for (const json &Run : B.at("runs"))
-        for (const json &Res : Run.value("results", json::array()))
-          Known.insert(baselineKey(
-              Res.at("ruleId").get<std::string>(),
-              Res.at("locations").at(0).at("physicalLocation").at("artifactLocation").at("uri").get<std::string>(),
-              Res.at("partialFingerprints").at("primaryLocationLineHash").get<std::string>()));
-    } else if (B.is_object() && B.contains("findings")) {
-      for (const json &F : B.at("findings"))
-        Known.insert(baselineKey(F.at("check").get<std::string>(), F.at("uri").get<std::string>(),
-                                 F.at("fingerprint").get<std::string>()));
-    } else {
-      return createStringError(inconvertibleErrorCode(),
-                               "%s: not a torchtidy JSON or SARIF report", Path.str().c_str());
-    }
-  } catch (const json::exception &E) {
-    return createStringError(inconvertibleErrorCode(), "%s: malformed baseline: %s",
-                             Path.str().c_str(), E.what());
-  }
+  return readBaseline((*Buffer)->getBuffer(), Path);
+}
+
+void applyBaseline(RunReport &R, const StringSet<> &Known) {
   std::vector<Finding> Kept;
   for (Finding &F : R.Findings) {
     if (!isCompilerError(F) && Known.contains(baselineKey(F.Check, F.Uri, F.Fingerprint)))
@@ -239,24 +220,23 @@ Error applyBaseline(RunReport &R, StringRef Path) {
       Kept.push_back(std::move(F));
   }
   R.Findings = std::move(Kept);
-  return Error::success();
 }
 
 Error emitText(const RunReport &R, clang::tidy::ClangTidyContext &Context,
-               clang::tidy::FixBehaviour Fix, StringRef StdoutPath) {
+               clang::tidy::FixBehaviour Fix, StringRef StdoutPath, StringRef ReportName) {
   std::optional<StdoutRedirect> Redirect;
   if (!StdoutPath.empty()) {
     Redirect.emplace(StdoutPath);
     if (!Redirect->ok())
       return createStringError(inconvertibleErrorCode(), "%s: cannot write the report",
-                               StdoutPath.str().c_str());
+                               ReportName.str().c_str());
   }
   std::vector<clang::tidy::ClangTidyError> Errors;
   for (const Finding &F : R.Findings)
     Errors.push_back(toClangTidyError(F));
   unsigned WarningsAsErrors = 0;
   clang::tidy::handleErrors(Errors, Context, Fix, WarningsAsErrors, vfs::getRealFileSystem());
-  return Error::success();
+  return flushStdout(ReportName);
 }
 
 json toJson(const RunReport &R) {
@@ -425,87 +405,25 @@ int runMerge(int Argc, const char **Argv) {
               "b.sarif... [-o out.sarif])\n";
     return 2;
   }
-  json Merged;
-  std::map<std::string, unsigned> RuleIndex;
+  std::vector<std::pair<std::string, std::string>> Texts;
   for (const std::string &In : Inputs) {
     ErrorOr<std::unique_ptr<MemoryBuffer>> Buffer = MemoryBuffer::getFile(In);
     if (!Buffer) {
       errs() << "torchtidy merge: error: " << In << ": " << Buffer.getError().message() << "\n";
       return 2;
     }
-    json Doc = json::parse((*Buffer)->getBuffer(), nullptr, false);
-    bool Sarif = Doc.is_object() && Doc.contains("runs") && Doc["runs"].is_array();
-    bool Json = Doc.is_object() && Doc.contains("findings") && Doc["findings"].is_array();
-    if (!Sarif && !Json) {
-      errs() << "torchtidy merge: error: " << In << ": not a torchtidy SARIF or JSON report\n";
-      return 2;
-    }
-    if (!Merged.is_null() && Merged.contains("runs") != Sarif) {
-      errs() << "torchtidy merge: error: " << In << ": cannot merge SARIF and JSON reports\n";
-      return 2;
-    }
-    try {
-      if (Json) {
-        if (Merged.is_null()) {
-          Merged = std::move(Doc);
-          continue;
-        }
-        for (const char *Key : {"findings", "notifications"})
-          for (json &X : Doc[Key])
-            Merged[Key].push_back(std::move(X));
-        json &S = Merged["summary"];
-        for (const char *Key : {"filesAnalyzed", "filesNotAnalyzed", "findings", "suppressedByBaseline"})
-          S[Key] = S[Key].get<unsigned>() + Doc["summary"][Key].get<unsigned>();
-        S["exitCode"] = std::max(S["exitCode"].get<int>(), Doc["summary"]["exitCode"].get<int>());
-        continue;
-      }
-      for (json &Run : Doc["runs"]) {
-        if (Merged.is_null()) {
-          Merged = Doc;
-          Merged["runs"] = json::array({Run});
-          json &Rules = Merged["runs"][0]["tool"]["driver"]["rules"];
-          for (unsigned I = 0; I < Rules.size(); ++I)
-            RuleIndex[Rules[I]["id"].get<std::string>()] = I;
-          continue;
-        }
-        json &Into = Merged["runs"][0];
-        if (Run["tool"]["driver"]["name"] != Into["tool"]["driver"]["name"]) {
-          errs() << "torchtidy merge: error: " << In << ": produced by another tool ("
-                 << Run["tool"]["driver"]["name"].dump() << ")\n";
-          return 2;
-        }
-        json &Rules = Into["tool"]["driver"]["rules"];
-        for (json &Rule : Run["tool"]["driver"].value("rules", json::array())) {
-          std::string Id = Rule["id"];
-          if (!RuleIndex.count(Id)) {
-            RuleIndex[Id] = Rules.size();
-            Rules.push_back(Rule);
-          }
-        }
-        for (json &Res : Run.value("results", json::array())) {
-          Res["ruleIndex"] = RuleIndex.at(Res["ruleId"].get<std::string>());
-          Into["results"].push_back(std::move(Res));
-        }
-        for (json &Inv : Run.value("invocations", json::array()))
-          Into["invocations"].push_back(std::move(Inv));
-      }
-    } catch (const json::exception &E) {
-      errs() << "torchtidy merge: error: " << In << ": malformed report: " << E.what() << "\n";
-      return 2;
-    }
+    Texts.emplace_back(In, (*Buffer)->getBuffer().str());
   }
-  std::string Text = Merged.dump(2) + "\n";
-  if (OutPath.empty()) {
-    outs() << Text;
-    return 0;
-  }
-  std::error_code EC;
-  raw_fd_ostream Out(OutPath, EC);
-  if (EC) {
-    errs() << "torchtidy merge: error: " << OutPath << ": " << EC.message() << "\n";
+  handleInterrupts(0);
+  Expected<std::unique_ptr<OutputFile>> Out = OutputFile::create(OutPath);
+  Expected<json> Merged = Out ? mergeReports(Texts) : Out.takeError();
+  Error Written = Merged ? (*Out)->write(dumpReport(*Merged)) : Merged.takeError();
+  if (!Written)
+    Written = (*Out)->commit();
+  if (Written) {
+    errs() << "torchtidy merge: error: " << toString(std::move(Written)) << "\n";
     return 2;
   }
-  Out << Text;
   return 0;
 }
 

@@ -6,6 +6,7 @@
 #include "Report.h"
 
 #include "clang-tidy/ClangTidy.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/Error.h"
 
 #include <nlohmann/json.hpp>
@@ -38,15 +39,20 @@ struct RunReport {
 /// Sets every finding's repository-relative Uri and line-shift-robust Fingerprint.
 void fingerprint(RunReport &R);
 
-/// Drops the findings present in the SARIF or JSON report at \p Path.
-llvm::Error applyBaseline(RunReport &R, llvm::StringRef Path);
+/// The baseline keys of the SARIF or JSON report at \p Path.
+llvm::Expected<llvm::StringSet<>> loadBaseline(llvm::StringRef Path);
+
+/// Drops the findings whose keys are in \p Known.
+void applyBaseline(RunReport &R, const llvm::StringSet<> &Known);
 
 unsigned countFindings(const RunReport &R);
 
 /// clang-tidy's own text rendering (and fix application) of the report, to stdout or,
-/// when \p StdoutPath is set, to that file ("/dev/null" to only apply fixes).
+/// when \p StdoutPath is set, to that file ("/dev/null" to only apply fixes); errors
+/// name \p ReportName.
 llvm::Error emitText(const RunReport &R, clang::tidy::ClangTidyContext &Context,
-                     clang::tidy::FixBehaviour Fix, llvm::StringRef StdoutPath = "");
+                     clang::tidy::FixBehaviour Fix, llvm::StringRef StdoutPath = "",
+                     llvm::StringRef ReportName = "stdout");
 
 nlohmann::json toJson(const RunReport &R);
 nlohmann::json toSarif(const RunReport &R);

@@ -1,8 +1,11 @@
 #include "Inputs.h"
 #include "Options.h"
+#include "ReportReader.h"
 
-#include "clang/Tooling/JSONCompilationDatabase.h"
+#include "clang-tidy/ClangTidyOptions.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
+#include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/GlobPattern.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -42,18 +45,18 @@ bool isCxxFile(StringRef Path) {
 }
 
 Expected<std::unique_ptr<CompilationDatabase>> loadJsonDatabase(StringRef Path) {
-  std::string Err;
-  std::unique_ptr<CompilationDatabase> DB =
-      JSONCompilationDatabase::loadFromFile(Path, Err, JSONCommandLineSyntax::AutoDetect);
-  if (!DB) {
-    StringRef FirstLine = StringRef(Err).split('\n').first;
-    return createStringError(inconvertibleErrorCode(), "%s: invalid compilation database: %s",
-                             Path.str().c_str(), FirstLine.str().c_str());
-  }
+  ErrorOr<std::unique_ptr<MemoryBuffer>> Text = MemoryBuffer::getFile(Path);
+  if (!Text)
+    return createStringError(Text.getError(), "%s: cannot read the compilation database: %s",
+                             Path.str().c_str(), Text.getError().message().c_str());
+  Expected<std::unique_ptr<CompilationDatabase>> DB =
+      readCompileDatabase((*Text)->getBuffer(), Path);
+  if (!DB)
+    return DB.takeError();
   // What clang-tidy gets from its JSON plugin: response files expanded, and commands for
   // files not in the database (headers, new files) inferred from similar entries.
   return inferTargetAndDriverMode(
-      inferMissingCompileCommands(expandResponseFiles(std::move(DB), vfs::getRealFileSystem())));
+      inferMissingCompileCommands(expandResponseFiles(std::move(*DB), vfs::getRealFileSystem())));
 }
 
 Expected<std::unique_ptr<CompilationDatabase>> findDatabase(StringRef FirstFile) {
@@ -106,9 +109,15 @@ Expected<std::vector<std::string>> readList(StringRef Path) {
 }
 
 Expected<std::vector<std::string>> changedFiles(StringRef Rev) {
+  if (Rev.startswith("-"))
+    return createStringError(inconvertibleErrorCode(),
+                             "invalid --diff-base '%s': a git revision cannot start with '-'",
+                             Rev.str().c_str());
   std::string Root = sourceRoot();
-  std::optional<std::string> Out =
-      captureOutput({"git", "-C", Root, "diff", "--name-only", "--diff-filter=d", Rev.str(), "--"});
+  // --end-of-options: whatever the revision says, git never reads it as an option.
+  std::optional<std::string> Out = captureOutput({"git", "-C", Root, "diff", "--name-only",
+                                                  "--diff-filter=d", "--end-of-options",
+                                                  Rev.str(), "--"});
   if (!Out)
     return createStringError(inconvertibleErrorCode(), "git diff --name-only %s failed in %s",
                              Rev.str().c_str(), Root.c_str());
@@ -166,6 +175,65 @@ std::optional<std::string> findIncluder(StringRef Header, ArrayRef<std::string> 
   }
   return First;
 }
+
+/// Why the database's commands for a file cannot run, checked here because clang's
+/// tooling aborts on a missing directory and says "no input files" for an empty command.
+std::optional<std::string> badCommand(ArrayRef<CompileCommand> Commands) {
+  for (const CompileCommand &C : Commands) {
+    if (llvm::all_of(C.CommandLine, [](StringRef A) { return A.trim().empty(); }))
+      return "its compile command in the database is empty";
+    if (!sys::fs::is_directory(C.Directory))
+      return "the directory of its compile command does not exist: " + C.Directory;
+  }
+  return std::nullopt;
+}
+
+/// Validates the .clang-tidy files that apply to a file, as clang-tidy reads them (the
+/// nearest one upwards, and its parents while InheritParentConfig is set): clang-tidy's
+/// provider would silently analyze with defaults instead of an invalid file.
+class ConfigFiles {
+public:
+  std::optional<std::string> invalidFor(StringRef File) {
+    if (!Config.empty() || !ConfigFile.empty())
+      return std::nullopt;
+    SmallString<256> Dir(File);
+    sys::path::remove_filename(Dir);
+    for (StringRef D = Dir; !D.empty(); D = sys::path::parent_path(D)) {
+      auto [It, New] = Checked.try_emplace(D);
+      if (New)
+        It->second = check(D);
+      if (It->second.Problem || !It->second.Inherit)
+        return It->second.Problem;
+    }
+    return std::nullopt;
+  }
+
+private:
+  struct Verdict {
+    std::optional<std::string> Problem;
+    bool Inherit = true; // no file here, or one that inherits from its parent
+  };
+  Verdict check(StringRef Dir) {
+    SmallString<256> Path(Dir);
+    sys::path::append(Path, ".clang-tidy");
+    ErrorOr<std::unique_ptr<MemoryBuffer>> Text = MemoryBuffer::getFile(Path);
+    if (!Text)
+      return {};
+    std::string Problem;
+    ErrorOr<clang::tidy::ClangTidyOptions> Parsed = clang::tidy::parseConfigurationWithDiags(
+        (*Text)->getMemBufferRef(), [&](const SMDiagnostic &D) {
+          if (Problem.empty())
+            Problem = (Twine(D.getLineNo()) + ":" + Twine(D.getColumnNo() + 1) + ": " +
+                       D.getMessage()).str();
+        });
+    if (!Parsed)
+      return {"invalid configuration " + std::string(Path) + ": " +
+                  (Problem.empty() ? Parsed.getError().message() : Problem),
+              false};
+    return {std::nullopt, Parsed->InheritParentConfig.value_or(false)};
+  }
+  StringMap<Verdict> Checked;
+};
 
 void insertExtraArgs(CompileCommand &C) {
   auto I = C.CommandLine.empty() ? C.CommandLine.end() : C.CommandLine.begin() + 1;
@@ -270,24 +338,24 @@ Expected<Plan> planJobs(std::unique_ptr<CompilationDatabase> FixedDB) {
     for (const std::string &F : DBFiles)
       if (matches(*G, F))
         Paths.push_back(F);
-    if (Paths.size() == Before) {
-      JobResult P;
-      P.File = R;
-      P.Problem = "the pattern matches no file of the compilation database";
-      Result.Problems.push_back(std::move(P));
-    }
+    if (Paths.size() == Before)
+      Result.Problems.push_back(
+          {"no-match", R, "the pattern matches no file of the compilation database"});
   }
 
   StringSet<> Seen;
+  ConfigFiles Configs;
   for (const std::string &Path : Paths) {
     if (llvm::any_of(Excludes, [&](const GlobPattern &G) { return matches(G, Path); }) ||
         !Seen.insert(Path).second)
       continue;
-    JobResult P;
-    P.File = Path;
-    if (!sys::fs::exists(Path)) {
-      P.Problem = "no such file";
-      Result.Problems.push_back(std::move(P));
+    sys::fs::file_status Status;
+    if (std::error_code EC = sys::fs::status(Path, Status)) {
+      // A symlink loop or an unreadable directory is not a missing file.
+      Result.Problems.push_back({"missing-file", Path,
+                                 EC == std::errc::no_such_file_or_directory
+                                     ? "no such file"
+                                     : "cannot read it: " + EC.message()});
       continue;
     }
     Job J;
@@ -300,8 +368,16 @@ Expected<Plan> planJobs(std::unique_ptr<CompilationDatabase> FixedDB) {
     }
     J.Commands = DB->getCompileCommands(J.File);
     if (J.Commands.empty()) {
-      P.Problem = "no compile command for it in the compilation database";
-      Result.Problems.push_back(std::move(P));
+      Result.Problems.push_back(
+          {"no-compile-command", Path, "no compile command for it in the compilation database"});
+      continue;
+    }
+    if (std::optional<std::string> Bad = badCommand(J.Commands)) {
+      Result.Problems.push_back({"bad-compile-command", Path, *Bad});
+      continue;
+    }
+    if (std::optional<std::string> Bad = Configs.invalidFor(J.File)) {
+      Result.Problems.push_back({"bad-configuration", Path, *Bad});
       continue;
     }
     for (CompileCommand &C : J.Commands) {

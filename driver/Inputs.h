@@ -15,10 +15,17 @@
 
 namespace torchtidy::driver {
 
+/// A requested file that cannot be analyzed at all.
+struct Problem {
+  std::string Kind; // "missing-file", "no-match", "no-compile-command", "bad-compile-command",
+                    // "bad-configuration"
+  std::string File;
+  std::string Message;
+};
+
 struct Plan {
   std::vector<Job> Jobs;
-  /// Requested files that cannot be analyzed at all (missing, no compile command).
-  std::vector<JobResult> Problems;
+  std::vector<Problem> Problems;
   /// A changed-files mode (--files-from, --diff-base) selected no C/C++ file.
   bool NothingChanged = false;
 };

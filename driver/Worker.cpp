@@ -324,12 +324,14 @@ int runWorker(const Job &J, StringRef OutPath) {
     Result.Problem = "the compiler could not process it";
 
   std::error_code EC;
-  raw_fd_ostream Out(OutPath, EC, sys::fs::OF_Text);
+  raw_fd_ostream Out(OutPath, EC);
   if (EC) {
     errs() << "torchtidy: error: cannot write " << OutPath << ": " << EC.message() << "\n";
     return 3;
   }
-  Out << json(Result).dump();
+  // CBOR keeps the bytes of non-UTF-8 paths and source lines (a Latin-1 comment) intact.
+  std::vector<uint8_t> Bytes = json::to_cbor(json(Result));
+  Out.write(reinterpret_cast<const char *>(Bytes.data()), Bytes.size());
   return 0;
 }
 

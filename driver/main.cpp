@@ -3,8 +3,11 @@
 // report from their results; a crashing or failing TU never loses the others' findings.
 #include "Emit.h"
 #include "Inputs.h"
+#include "Interrupt.h"
 #include "Job.h"
 #include "Options.h"
+#include "OutputFile.h"
+#include "ReportReader.h"
 #include "TorchTidyModule.h"
 
 #include "clang-tidy/ClangTidy.h"
@@ -21,9 +24,11 @@
 
 #include <atomic>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <tuple>
 #include <thread>
+#include <unistd.h>
 
 using namespace llvm;
 using namespace torchtidy::driver;
@@ -70,12 +75,13 @@ std::vector<WorkerOutcome> runJobs(const std::vector<Job> &Jobs, StringRef Self,
     }
     return Outcomes;
   }
+  removeOnInterrupt(TmpDir);
   bool Progress = !Quiet && Jobs.size() > 1 && sys::Process::StandardErrIsDisplayed();
   std::atomic<size_t> Next{0};
   std::mutex ProgressMutex;
   size_t Done = 0;
 
-  auto RunOne = [&](size_t I) {
+  auto RunOne = [&](size_t I, unsigned Slot) {
     WorkerOutcome &Out = Outcomes[I];
     Out.Result.File = Jobs[I].File;
     Out.Result.Header = Jobs[I].Header;
@@ -83,9 +89,11 @@ std::vector<WorkerOutcome> runJobs(const std::vector<Job> &Jobs, StringRef Self,
     std::string JobPath = Base + ".job.json", ResultPath = Base + ".result.json",
                 LogPath = Base + ".log";
     {
+      // CBOR, not JSON text: paths and source lines are bytes that need not be UTF-8.
+      std::vector<uint8_t> Bytes = json::to_cbor(json{{"job", Jobs[I]}, {"out", ResultPath}});
       std::error_code EC;
       raw_fd_ostream JobOut(JobPath, EC);
-      JobOut << json{{"job", Jobs[I]}, {"out", ResultPath}}.dump();
+      JobOut.write(reinterpret_cast<const char *>(Bytes.data()), Bytes.size());
     }
     std::string WorkerFlag = "--worker=" + JobPath;
     std::vector<StringRef> Args = {Self, WorkerFlag};
@@ -93,11 +101,22 @@ std::vector<WorkerOutcome> runJobs(const std::vector<Job> &Jobs, StringRef Self,
       Args.push_back(A);
     std::optional<StringRef> Redirects[] = {StringRef(""), StringRef(LogPath), StringRef(LogPath)};
     std::string ErrMsg;
-    int RC = sys::ExecuteAndWait(Self, Args, std::nullopt, Redirects, 0, 0, &ErrMsg);
+    bool ExecutionFailed = false;
+    sys::ProcessInfo PI =
+        sys::ExecuteNoWait(Self, Args, std::nullopt, Redirects, 0, &ErrMsg, &ExecutionFailed);
+    int RC = -1;
+    if (!ExecutionFailed) {
+      setWorker(Slot, PI.Pid);
+      RC = sys::Wait(PI, std::nullopt, &ErrMsg).ReturnCode;
+      setWorker(Slot, 0);
+    }
     ErrorOr<std::unique_ptr<MemoryBuffer>> Result = MemoryBuffer::getFile(ResultPath);
     if (RC == 0 && Result) {
-      json J = json::parse((*Result)->getBuffer(), nullptr, false);
-      if (!J.is_discarded()) {
+      json J = json::from_cbor((*Result)->getBuffer(), true, false);
+      if (J.is_discarded()) {
+        RC = -1;
+        ErrMsg = "unreadable worker result";
+      } else {
         try {
           Out.Result = J.get<JobResult>();
         } catch (const json::exception &E) {
@@ -133,15 +152,16 @@ std::vector<WorkerOutcome> runJobs(const std::vector<Job> &Jobs, StringRef Self,
 
   std::vector<std::thread> Threads;
   for (unsigned T = 0; T < std::min<size_t>(Parallel, Jobs.size()); ++T)
-    Threads.emplace_back([&] {
+    Threads.emplace_back([&, T] {
       for (size_t I; (I = Next++) < Jobs.size();)
-        RunOne(I);
+        RunOne(I, T);
     });
   for (std::thread &T : Threads)
     T.join();
   if (Progress)
     errs() << "\r\033[K";
   sys::fs::remove(TmpDir);
+  forgetTemporary(TmpDir);
   return Outcomes;
 }
 
@@ -151,7 +171,7 @@ int runWorkerFromFile(StringRef Path) {
     error(Path + ": cannot read the job: " + Buffer.getError().message());
     return ExitInternal;
   }
-  json J = json::parse((*Buffer)->getBuffer(), nullptr, false);
+  json J = json::from_cbor((*Buffer)->getBuffer(), true, false);
   try {
     return runWorker(J.at("job").get<Job>(), J.at("out").get<std::string>());
   } catch (const json::exception &E) {
@@ -160,19 +180,61 @@ int runWorkerFromFile(StringRef Path) {
   }
 }
 
-int writeReport(const std::string &Text) {
-  if (Output.empty()) {
-    outs() << Text;
-    return 0;
+/// Captures what the command-line parser prints on stderr itself (invalid option values)
+/// besides what it writes to the stream it is given (unknown options). The file is
+/// unlinked at once: --help and --version exit inside the parser.
+class StderrCapture {
+public:
+  StderrCapture() {
+    errs().flush();
+    SmallString<128> Path;
+    if (sys::fs::createTemporaryFile("torchtidy-args", "txt", Fd, Path))
+      return;
+    sys::fs::remove(Path);
+    Saved = ::dup(2);
+    ::dup2(Fd, 2);
   }
-  std::error_code EC;
-  raw_fd_ostream Out(Output, EC);
-  if (EC) {
-    error(Output + ": cannot write the report: " + EC.message());
-    return ExitBadInput;
+  std::string take() {
+    errs().flush();
+    if (Saved < 0)
+      return "";
+    ::dup2(Saved, 2);
+    ::close(Saved);
+    Saved = -1;
+    std::string Text;
+    char Chunk[4096];
+    ::lseek(Fd, 0, SEEK_SET);
+    for (ssize_t N; (N = ::read(Fd, Chunk, sizeof(Chunk))) > 0;)
+      Text.append(Chunk, N);
+    ::close(Fd);
+    return Text;
   }
-  Out << Text;
-  return 0;
+  ~StderrCapture() { take(); }
+
+private:
+  int Fd = -1, Saved = -1;
+};
+
+/// The parser's first message in the "torchtidy: error: ..." form, without LLVM's hints:
+/// "for the -j option: 'x' value invalid for uint argument!" -> "-j: 'x' value invalid...".
+std::string optionError(StringRef Text, StringRef Program) {
+  SmallVector<StringRef, 4> Lines;
+  Text.split(Lines, '\n', -1, false);
+  for (StringRef L : Lines) {
+    L = L.trim();
+    if (!L.consume_front(Program) || !L.consume_front(": "))
+      continue;
+    L = L.split(".  Try:").first.rtrim().rtrim('!');
+    std::string Option;
+    if (L.consume_front("for the ")) {
+      auto [Name, Why] = L.split(" option: ");
+      Option = (Name + ": ").str();
+      L = Why;
+    }
+    if (!L.empty())
+      return Option + L.substr(0, 1).lower() + L.drop_front(1).str();
+  }
+  return "invalid command line";
 }
 
 } // namespace
@@ -201,14 +263,14 @@ int main(int argc, const char **argv) {
   });
   std::string ParseErrors;
   raw_string_ostream ParseErrorStream(ParseErrors);
-  if (!cl::ParseCommandLineOptions(OptionArgc, argv, Overview, &ParseErrorStream)) {
-    StringRef First = StringRef(ParseErrorStream.str()).split('\n').first;
-    First.consume_front(sys::path::filename(argv[0]));
-    First.consume_front(": ");
-    First = First.split(".  Try:").first;
-    error(First.rtrim().lower().substr(0, 1) + First.rtrim().drop_front(1));
+  StderrCapture Capture;
+  bool Parsed = cl::ParseCommandLineOptions(OptionArgc, argv, Overview, &ParseErrorStream);
+  std::string Printed = Capture.take();
+  if (!Parsed) {
+    error(optionError(ParseErrorStream.str() + Printed, sys::path::filename(argv[0])));
     return ExitBadInput;
   }
+  errs() << Printed;
 
   if (!WorkerJob.empty())
     return runWorkerFromFile(WorkerJob);
@@ -219,23 +281,50 @@ int main(int argc, const char **argv) {
     return ExitBadInput;
   }
   clang::tidy::ClangTidyContext Context(std::move(*Provider));
+  unsigned Parallel = Jobs ? unsigned(Jobs) : std::max(1u, std::thread::hardware_concurrency());
 
-  if (ListChecks) {
+  // Without --checks, a configuration that enables no torch check gets the defaults.
+  if (Checks.getNumOccurrences() || ListChecks) {
     SmallString<256> Probe(Files.empty() ? "dummy.cpp" : Files.front());
     sys::fs::make_absolute(Probe);
     Context.setCurrentFile(Probe);
-    clang::tidy::ClangTidyASTConsumerFactory Factory(Context);
-    std::vector<std::string> Names = Factory.getCheckNames();
+    std::vector<std::string> Names =
+        clang::tidy::ClangTidyASTConsumerFactory(Context).getCheckNames();
     if (Names.empty()) {
-      error("no checks enabled");
+      // As clang-tidy: a run that can find nothing must not pass as a clean one.
+      error("no checks enabled" + (Checks.getNumOccurrences()
+                                       ? ": --checks='" + Checks +
+                                             "' matches none of torchtidy's checks (torch-*)"
+                                       : std::string()));
       return ExitBadInput;
     }
-    outs() << "Enabled checks:";
-    for (const std::string &N : Names)
-      outs() << "\n    " << N;
-    outs() << "\n\n";
-    return ExitClean;
+    if (ListChecks) {
+      outs() << "Enabled checks:";
+      for (const std::string &N : Names)
+        outs() << "\n    " << N;
+      outs() << "\n\n";
+      return ExitClean;
+    }
   }
+
+  // Everything that can be refused is checked before the analysis, which may take long.
+  std::optional<StringSet<>> Known;
+  if (!Baseline.empty()) {
+    Expected<StringSet<>> B = loadBaseline(Baseline);
+    if (!B) {
+      error(toString(B.takeError()));
+      return ExitBadInput;
+    }
+    Known = std::move(*B);
+  }
+  Expected<std::unique_ptr<OutputFile>> ReportOut = OutputFile::create(Output);
+  Expected<std::unique_ptr<OutputFile>> FixesOut = OutputFile::create(ExportFixes);
+  for (auto *Out : {&ReportOut, &FixesOut})
+    if (!*Out) {
+      error(toString(Out->takeError()));
+      return ExitBadInput;
+    }
+  handleInterrupts(Parallel);
 
   Expected<Plan> P = planJobs(std::move(FixedDB));
   if (!P) {
@@ -252,18 +341,12 @@ int main(int argc, const char **argv) {
     errs() << "torchtidy: no changed C/C++ files to analyze\n";
 
   std::string Self = sys::fs::getMainExecutable(argv[0], (void *)&runWorkerFromFile);
-  unsigned Parallel = Jobs ? unsigned(Jobs) : std::max(1u, std::thread::hardware_concurrency());
   std::vector<WorkerOutcome> Outcomes = runJobs(P->Jobs, Self, OriginalArgs, Parallel);
 
   bool Internal = false;
   std::string DowngradeWarnedFor;
-  for (const JobResult &Problem : P->Problems) {
-    StringRef Why = Problem.Problem;
-    Report.Notifications.push_back({Why == "no such file"                  ? "missing-file"
-                                    : Why.startswith("no compile command") ? "no-compile-command"
-                                                                           : "no-match",
-                                    Problem.File, Problem.Problem, {}});
-  }
+  for (const Problem &Pr : P->Problems)
+    Report.Notifications.push_back({Pr.Kind, Pr.File, Pr.Message, {}});
   std::set<std::tuple<std::string, std::string, unsigned, std::string>> Seen;
   for (WorkerOutcome &O : Outcomes) {
     JobResult &R = O.Result;
@@ -299,11 +382,8 @@ int main(int argc, const char **argv) {
            << N.File << ": " << N.Message << "\n";
 
   fingerprint(Report);
-  if (!Baseline.empty()) {
-    if (Error E = applyBaseline(Report, Baseline)) {
-      error(toString(std::move(E)));
-      return ExitBadInput;
-    }
+  if (Known) {
+    applyBaseline(Report, *Known);
     if (Report.Suppressed && !Quiet)
       errs() << "torchtidy: " << Report.Suppressed << " finding(s) suppressed by the baseline\n";
   }
@@ -323,33 +403,33 @@ int main(int argc, const char **argv) {
       FixMode = FixNotes ? clang::tidy::FB_FixNotes : clang::tidy::FB_Fix;
   }
 
+  Error Written = Error::success();
   if (OutputFormat == Format::Text) {
-    if (Error E = emitText(Report, Context, FixMode, Output)) {
-      error(toString(std::move(E)));
-      return ExitBadInput;
-    }
+    Written = emitText(Report, Context, FixMode, (*ReportOut)->writePath(),
+                       Output.empty() ? StringRef("stdout") : StringRef(Output));
   } else {
     if (FixMode != clang::tidy::FB_NoFix)
-      if (Error E = emitText(Report, Context, FixMode, "/dev/null")) {
-        error(toString(std::move(E)));
-        return ExitBadInput;
-      }
-    json Doc = OutputFormat == Format::Json ? toJson(Report) : toSarif(Report);
-    if (int RC = writeReport(Doc.dump(2) + "\n"))
-      return RC;
+      Written = emitText(Report, Context, FixMode, "/dev/null");
+    if (!Written)
+      Written = (*ReportOut)->write(
+          dumpReport(OutputFormat == Format::Json ? toJson(Report) : toSarif(Report)));
   }
-
-  if (!ExportFixes.empty()) {
-    std::error_code EC;
-    raw_fd_ostream OS(ExportFixes, EC, sys::fs::OF_None);
-    if (EC) {
-      error(ExportFixes + ": cannot write fixes: " + EC.message());
-      return ExitBadInput;
-    }
+  if (!Written)
+    Written = (*ReportOut)->commit();
+  if (!Written && !ExportFixes.empty()) {
+    std::string Yaml;
+    raw_string_ostream OS(Yaml);
     std::vector<clang::tidy::ClangTidyError> Errors;
     for (const Finding &F : Report.Findings)
       Errors.push_back(toClangTidyError(F));
     clang::tidy::exportReplacements(P->Jobs.empty() ? "" : P->Jobs.front().File, Errors, OS);
+    Written = (*FixesOut)->write(OS.str());
+    if (!Written)
+      Written = (*FixesOut)->commit();
+  }
+  if (Written) {
+    error(toString(std::move(Written)));
+    return std::max<int>(Report.ExitCode, ExitBadInput);
   }
   return Report.ExitCode;
 }

@@ -11,6 +11,9 @@ config.excludes = ["Inputs", "torch_pch.h", "utils"]
 config.test_source_root = os.path.dirname(__file__)
 
 mode = lit_config.params.get("mode", "plugin")
+# --param driver=<path> runs the tests against another build of the driver (the ASan/UBSan
+# one, or an older binary to see a regression test fail).
+config.driver_path = lit_config.params.get("driver", config.driver_path)
 if mode == "driver":
     # clang-tidy exits 0 on findings, the driver 1 (CI gating); lit runs pipes with
     # pipefail, so check tests ask the driver for clang-tidy's status.

@@ -1,0 +1,92 @@
+#include "Interrupt.h"
+
+#include <atomic>
+#include <cstring>
+#include <dirent.h>
+#include <memory>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace torchtidy::driver {
+
+namespace {
+
+// Everything the handler reads is preallocated and lock-free: it may run on any thread,
+// at any point.
+constexpr unsigned MaxTemporaries = 8;
+constexpr size_t MaxPath = 4096;
+char Temporaries[MaxTemporaries][MaxPath];
+std::atomic<bool> TemporaryInUse[MaxTemporaries];
+
+std::unique_ptr<std::atomic<pid_t>[]> Workers;
+unsigned NumWorkers = 0;
+
+void removeTree(const char *Path) {
+  if (::unlink(Path) == 0)
+    return;
+  if (DIR *D = ::opendir(Path)) {
+    int Fd = ::dirfd(D);
+    while (struct dirent *E = ::readdir(D))
+      if (std::strcmp(E->d_name, ".") && std::strcmp(E->d_name, ".."))
+        ::unlinkat(Fd, E->d_name, 0);
+    ::closedir(D);
+  }
+  ::rmdir(Path);
+}
+
+void onInterrupt(int Sig) {
+  for (unsigned I = 0; I < NumWorkers; ++I)
+    if (pid_t P = Workers[I].load())
+      ::kill(P, SIGTERM);
+  for (unsigned I = 0; I < NumWorkers; ++I)
+    if (pid_t P = Workers[I].load())
+      ::waitpid(P, nullptr, 0);
+  for (unsigned I = 0; I < MaxTemporaries; ++I)
+    if (TemporaryInUse[I].load())
+      removeTree(Temporaries[I]);
+  ::signal(Sig, SIG_DFL);
+  ::raise(Sig);
+}
+
+} // namespace
+
+void handleInterrupts(unsigned MaxWorkers) {
+  Workers.reset(new std::atomic<pid_t>[MaxWorkers]());
+  NumWorkers = MaxWorkers;
+  struct sigaction SA = {};
+  SA.sa_handler = onInterrupt;
+  sigemptyset(&SA.sa_mask);
+  // A second signal during cleanup must not start the cleanup again.
+  sigaddset(&SA.sa_mask, SIGINT);
+  sigaddset(&SA.sa_mask, SIGTERM);
+  for (int Sig : {SIGINT, SIGTERM})
+    ::sigaction(Sig, &SA, nullptr);
+}
+
+bool removeOnInterrupt(llvm::StringRef Path) {
+  if (Path.size() >= MaxPath)
+    return false;
+  for (unsigned I = 0; I < MaxTemporaries; ++I) {
+    if (TemporaryInUse[I].load())
+      continue;
+    std::memcpy(Temporaries[I], Path.data(), Path.size());
+    Temporaries[I][Path.size()] = '\0';
+    TemporaryInUse[I].store(true);
+    return true;
+  }
+  return false;
+}
+
+void forgetTemporary(llvm::StringRef Path) {
+  for (unsigned I = 0; I < MaxTemporaries; ++I)
+    if (TemporaryInUse[I].load() && Path == Temporaries[I])
+      TemporaryInUse[I].store(false);
+}
+
+void setWorker(unsigned Slot, pid_t Pid) {
+  if (Slot < NumWorkers)
+    Workers[Slot].store(Pid);
+}
+
+} // namespace torchtidy::driver

@@ -1,0 +1,48 @@
+// Reading what users hand to torchtidy: reports (baselines, merge inputs) and compile
+// databases. Every reader is strict and bounded and answers a hostile input with one
+// plain error that names it; the libFuzzer target in test/fuzz drives these entry points.
+#ifndef TORCHTIDY_DRIVER_REPORTREADER_H
+#define TORCHTIDY_DRIVER_REPORTREADER_H
+
+#include "clang/Tooling/CompilationDatabase.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/Error.h"
+
+#include <nlohmann/json.hpp>
+
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace torchtidy::driver {
+
+/// Deeper nesting is rejected before parsing: recursive consumers (nlohmann's dump, the
+/// YAML parser behind clang's compile databases) would overflow the stack.
+inline constexpr unsigned MaxJsonDepth = 64;
+
+/// Parses \p Text from \p Origin; the error names the origin, the line and the column.
+llvm::Expected<nlohmann::json> parseJson(llvm::StringRef Text, llvm::StringRef Origin);
+
+/// Serializes a report. Paths and messages are bytes, not necessarily UTF-8; the output
+/// format needs UTF-8, so invalid bytes become U+FFFD instead of aborting the run.
+std::string dumpReport(const nlohmann::json &J);
+
+/// The key a finding is matched by against a baseline.
+std::string baselineKey(llvm::StringRef Check, llvm::StringRef Uri, llvm::StringRef Fingerprint);
+
+/// The baseline keys of the torchtidy SARIF or JSON report \p Text.
+llvm::Expected<llvm::StringSet<>> readBaseline(llvm::StringRef Text, llvm::StringRef Origin);
+
+/// Merges torchtidy reports (all SARIF or all JSON), given as (origin, text) pairs.
+llvm::Expected<nlohmann::json>
+mergeReports(const std::vector<std::pair<std::string, std::string>> &Inputs);
+
+/// Loads a compile_commands.json from its text, as clang-tidy would, once it is known to
+/// be well-formed JSON of bounded depth.
+llvm::Expected<std::unique_ptr<clang::tooling::CompilationDatabase>>
+readCompileDatabase(llvm::StringRef Text, llvm::StringRef Origin);
+
+} // namespace torchtidy::driver
+
+#endif
