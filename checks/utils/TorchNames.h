@@ -5,6 +5,8 @@
 // about. Spellings such as torch::Tensor or torch::NoGradGuard are aliases: matchers must
 // compare canonical types against these names, never the spelling in the source.
 
+#include "llvm/ADT/StringRef.h"
+
 namespace torchtidy::names {
 
 /// Tensor methods live on at::Tensor; a few (requires_grad(), is_leaf(), defined()) on at::TensorBase.
@@ -29,6 +31,13 @@ inline constexpr const char *GradMode = "::c10::GradMode";
 inline constexpr const char *Device = "::c10::Device";
 inline constexpr const char *DeviceType = "::c10::DeviceType";
 inline constexpr const char *TensorOptions = "::c10::TensorOptions";
+
+/// Out-of-place tensor methods whose in-place twin (the name followed by '_') keeps the
+/// tensor's shape and dtype, so the twin leaves the tensor with the out-of-place result.
+inline constexpr llvm::StringLiteral ShapeAndDtypePreservingOps[] = {
+    "clamp", "clamp_min", "clamp_max", "clip", "abs", "neg", "floor", "ceil", "round", "trunc",
+    "nan_to_num", "masked_fill", "index_fill", "index_put", "index_add", "index_copy",
+    "masked_scatter", "scatter", "scatter_add"};
 
 } // namespace torchtidy::names
 

@@ -11,6 +11,7 @@
 //   probe::grads(params);          gradients right after backward()
 //   probe::output(tensor);         a model output inside an eval loop
 //   probe::error(exception);       an exception the program caught
+//   probe::value(key, number);     a number the program computes
 //
 // Built with TORCHTIDY_PROBE_CUDA (scripts/confirm --device cuda), every sample also holds the
 // CUDA caching allocator's allocated, reserved and peak bytes and the synchronizations that
@@ -403,6 +404,19 @@ inline void error(const std::exception& caught) {
   std::lock_guard<std::mutex> lock(rec.mutex);
   const auto* c10_error = dynamic_cast<const c10::Error*>(&caught);
   rec.error = c10_error ? c10_error->what_without_backtrace() : caught.what();
+}
+
+/// Records a number the program computes (a tensor statistic, an optimizer's state) under
+/// \p key in this iteration's sample, for effects no generic signal shows.
+inline void value(const std::string& key, double number) {
+  auto& rec = detail::recorder();
+  std::lock_guard<std::mutex> lock(rec.mutex);
+  detail::current()[key] = number;
+}
+
+/// The same for a one-element tensor (read here, so the program's loop has no host sync).
+inline void value(const std::string& key, const at::Tensor& scalar) {
+  value(key, scalar.item<double>());
 }
 
 }  // namespace probe
