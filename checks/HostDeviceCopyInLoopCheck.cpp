@@ -1,12 +1,12 @@
 #include "HostDeviceCopyInLoopCheck.h"
 
-#include "utils/TorchMatchers.h"
+#include "utils/AutogradModel.h"
 
 #include "clang/AST/ParentMapContext.h"
 #include "clang/AST/StmtCXX.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 
-#include "llvm/ADT/StringSet.h"
+#include "llvm/ADT/STLExtras.h"
 
 using namespace clang;
 using namespace clang::ast_matchers;
@@ -16,28 +16,7 @@ namespace {
 
 enum class Target { None, Host, Device };
 
-/// Host factories whose result is the same every iteration (up to randomness): creating
-/// them on the device directly avoids the copy. from_blob and *_like are excluded: the first
-/// wraps per-iteration host data, the second already inherits the source's device.
-bool isHostFactory(StringRef Name) {
-  static const llvm::StringSet<> Names = {
-      "zeros", "ones", "empty", "full", "rand", "randn", "randint", "randperm", "arange",
-      "range", "linspace", "logspace", "eye", "tensor", "normal", "scalar_tensor"};
-  return Names.contains(Name);
-}
-
 const Expr *strip(const Expr *E) { return E ? E->IgnoreUnlessSpelledInSource() : nullptr; }
-
-/// `model->` on a std::shared_ptr or ModuleHolder, and `(*model).`, name `model` itself.
-const Expr *throughSmartPointer(const Expr *E) {
-  E = strip(E);
-  if (const auto *Op = dyn_cast_or_null<CXXOperatorCallExpr>(E);
-      Op && (Op->getOperator() == OO_Arrow || Op->getOperator() == OO_Star) && Op->getNumArgs() == 1)
-    return strip(Op->getArg(0));
-  if (const auto *UO = dyn_cast_or_null<UnaryOperator>(E); UO && UO->getOpcode() == UO_Deref)
-    return strip(UO->getSubExpr());
-  return E;
-}
 
 /// Where a device argument points: kCPU is the host, any other device the accelerator.
 Target deviceTarget(const Expr *Arg, ASTContext &Ctx) {
@@ -95,78 +74,64 @@ bool declaredInside(const Decl *D, const Stmt *Loop, const SourceManager &SM) {
   return !SM.isBeforeInTranslationUnit(L, R.getBegin()) && !SM.isBeforeInTranslationUnit(R.getEnd(), L);
 }
 
-class Invariance {
-public:
-  Invariance(const Stmt *Loop, ASTContext &Ctx)
-      : Loop(Loop), Body(loopBody(Loop)), Ctx(Ctx) {}
+/// Every variable the expression reads is invariant in \p Loop (literals and constants are).
+bool allInputsInvariant(const Expr *E, const Stmt *Loop, AutogradModel &Model) {
+  auto Refs = match(findAll(expr(anyOf(declRefExpr(to(varDecl())), memberExpr())).bind("r")), *E, Model.context());
+  for (const BoundNodes &B : Refs) {
+    const auto *R = B.getNodeAs<Expr>("r");
+    if (isa<MemberExpr>(R) && !isa<FieldDecl>(cast<MemberExpr>(R)->getMemberDecl()))
+      continue;
+    if (const auto *DRE = dyn_cast<DeclRefExpr>(R); DRE && cast<VarDecl>(DRE->getDecl())->getType().isConstQualified())
+      continue;
+    if (!Model.invariantEntity(R, Loop))
+      return false;
+  }
+  return true;
+}
 
-  /// The variable or field \p E names when it holds the same value on every iteration:
-  /// declared outside the loop and never written in it.
-  const ValueDecl *invariantEntity(const Expr *E) {
-    E = throughSmartPointer(E);
-    if (const auto *DRE = dyn_cast<DeclRefExpr>(E)) {
-      const auto *VD = dyn_cast<VarDecl>(DRE->getDecl());
-      if (!VD || declaredInside(VD, Loop, Ctx.getSourceManager()))
-        return nullptr;
-      // Not ExprMutationAnalyzer: it counts a module's non-const operator-> and a lambda's
-      // by-reference capture as writes, while only a new value makes the copy necessary.
-      return written(VD) ? nullptr : VD;
-    }
-    if (const auto *ME = dyn_cast<MemberExpr>(E)) {
-      const auto *FD = dyn_cast<FieldDecl>(ME->getMemberDecl());
-      if (!FD || fieldAssigned(FD))
-        return nullptr;
-      const Expr *Base = strip(ME->getBase());
-      if (isa<CXXThisExpr>(Base) || invariantEntity(Base))
-        return FD;
-    }
+/// The host factory whose tensor \p E is in this iteration: `torch::ones(...)` itself, or
+/// through arithmetic with other such tensors and scalars, `.detach()`, dtype conversions and
+/// the locals of the loop body. torch::tensor(values) only when `values` is invariant (it wraps
+/// host data). Null otherwise.
+const CallExpr *hostFactoryOf(const Expr *E, const Stmt *Loop, AutogradModel &Model, unsigned Depth = 0) {
+  E = strip(E);
+  if (!E || Depth > 6)
     return nullptr;
+  if (const auto *Call = dyn_cast<CXXMemberCallExpr>(E)) {
+    // Ops that keep a tensor where it is: detaching, dtype conversions, arithmetic, reshaping.
+    static const StringRef SameDevice[] = {"detach", "clone", "to", "contiguous", "float", "double", "half",
+                                           "long", "mul", "add", "sub", "div", "neg", "abs", "sqrt", "exp",
+                                           "log", "pow", "view", "reshape", "expand", "unsqueeze", "squeeze", "t"};
+    const CXXMethodDecl *MD = Call->getMethodDecl();
+    bool Keeps = MD && MD->getIdentifier() && isTensorMethod(MD, SameDevice) &&
+                 moveTarget(Call, Model.context()) == Target::None;
+    return Keeps ? hostFactoryOf(Call->getImplicitObjectArgument(), Loop, Model, Depth + 1) : nullptr;
   }
-
-  /// Every variable the expression reads is invariant (literals and constants are).
-  bool allInputsInvariant(const Expr *E) {
-    auto Refs = match(findAll(expr(anyOf(declRefExpr(to(varDecl())), memberExpr())).bind("r")), *E, Ctx);
-    for (const BoundNodes &B : Refs) {
-      const auto *R = B.getNodeAs<Expr>("r");
-      if (isa<MemberExpr>(R) && !isa<FieldDecl>(cast<MemberExpr>(R)->getMemberDecl()))
+  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E)) {
+    // Arithmetic: on the host as long as every tensor operand is (mixed devices would throw).
+    const CallExpr *Factory = nullptr;
+    for (const Expr *Arg : Op->arguments()) {
+      if (!isTensorType(Arg->getType()))
         continue;
-      if (const auto *DRE = dyn_cast<DeclRefExpr>(R);
-          DRE && cast<VarDecl>(DRE->getDecl())->getType().isConstQualified())
-        continue;
-      if (!invariantEntity(R))
-        return false;
+      const CallExpr *F = hostFactoryOf(Arg, Loop, Model, Depth + 1);
+      if (!F)
+        return nullptr;
+      Factory = Factory ? Factory : F;
     }
-    return true;
+    return Factory;
   }
-
-private:
-  /// Assigned, or passed by non-const reference (which may assign), in the loop body.
-  bool written(const VarDecl *VD) {
-    auto Ref = ignoringImplicit(declRefExpr(to(varDecl(equalsNode(VD)))));
-    auto NonConstRefParam =
-        parmVarDecl(hasType(referenceType(pointee(unless(isConstQualified())))));
-    auto Writes = match(
-        findAll(expr(anyOf(cxxOperatorCallExpr(isAssignmentOperator(), hasArgument(0, Ref)),
-                           binaryOperator(isAssignmentOperator(), hasLHS(Ref)),
-                           callExpr(forEachArgumentWithParam(Ref, NonConstRefParam))))
-                    .bind("w")),
-        *Body, Ctx);
-    return !Writes.empty();
+  if (const auto *DRE = dyn_cast<DeclRefExpr>(E)) {
+    const auto *VD = dyn_cast<VarDecl>(DRE->getDecl());
+    bool LoopLocal = VD && VD->getInit() && VD->isLocalVarDecl() &&
+                     declaredInside(VD, loopBody(Loop), Model.context().getSourceManager());
+    return LoopLocal ? hostFactoryOf(VD->getInit(), Loop, Model, Depth + 1) : nullptr;
   }
-
-  bool fieldAssigned(const FieldDecl *FD) {
-    auto Writes = match(
-        findAll(expr(anyOf(
-            cxxOperatorCallExpr(isAssignmentOperator(), hasArgument(0, ignoringImplicit(memberExpr(member(equalsNode(FD)))))),
-            binaryOperator(isAssignmentOperator(), hasLHS(ignoringImplicit(memberExpr(member(equalsNode(FD)))))))).bind("w")),
-        *Body, Ctx);
-    return !Writes.empty();
-  }
-
-  const Stmt *Loop;
-  const Stmt *Body;
-  ASTContext &Ctx;
-};
+  const auto *Call = dyn_cast<CallExpr>(E);
+  const FunctionDecl *FD = Call ? Call->getDirectCallee() : nullptr;
+  if (!FD || !FD->getIdentifier() || !isInSystemHeader(FD) || !llvm::is_contained(names::HostFactories, FD->getName()))
+    return nullptr;
+  return FD->getName() != "tensor" || allInputsInvariant(Call, Loop, Model) ? Call : nullptr;
+}
 
 /// The host copy `x.cpu()` / `x.to(kCPU)` somewhere in the chain of tensor calls that
 /// produced \p E in this iteration (following locals declared in the loop body).
@@ -209,18 +174,18 @@ void HostDeviceCopyInLoopCheck::registerMatchers(MatchFinder *Finder) {
 
 void HostDeviceCopyInLoopCheck::check(const MatchFinder::MatchResult &Result) {
   ASTContext &Ctx = *Result.Context;
+  AutogradModel &Model = AutogradModel::get(Ctx);
   const auto *Call = Result.Nodes.getNodeAs<CXXMemberCallExpr>("move");
   if (!Call || Call->getBeginLoc().isMacroID())
     return;
-  const Stmt *Loop = enclosingLoop(Call, Ctx);
-  if (!Loop)
-    return;
+  const Stmt *Loop = Model.enclosingLoop(Call);
   Target T = moveTarget(Call, Ctx);
-  if (T == Target::None)
+  // A copy under `if (i % k == 0)` (a snapshot every k steps) is not per-iteration.
+  if (!Loop || T == Target::None || Model.everyNth(Call, Loop) > 1)
     return;
   const Expr *Object = strip(Call->getImplicitObjectArgument());
-  Invariance Inv(Loop, Ctx);
   SourceLocation Loc = Call->getExprLoc();
+  const char *Where = T == Target::Host ? "host" : "device";
 
   auto noteLoop = [&] { diag(Loop->getBeginLoc(), "loop starts here", DiagnosticIDs::Note); };
   auto noteDecl = [&](const ValueDecl *D) {
@@ -229,19 +194,19 @@ void HostDeviceCopyInLoopCheck::check(const MatchFinder::MatchResult &Result) {
 
   if (isModuleType(Call->getImplicitObjectArgument()->getType()) &&
       !isTensorType(Call->getImplicitObjectArgument()->getType())) {
-    const ValueDecl *D = Inv.invariantEntity(Object);
+    const ValueDecl *D = Model.invariantEntity(Object, Loop);
     if (!D)
       return;
     diag(Loc, "module '%0' is moved to the %1 on every iteration; consider moving it once before the loop")
-        << nameOf(D) << (T == Target::Host ? "host" : "device");
+        << nameOf(D) << Where;
     noteLoop();
     noteDecl(D);
     return;
   }
 
-  if (const ValueDecl *D = Inv.invariantEntity(Object)) {
+  if (const ValueDecl *D = Model.invariantEntity(Object, Loop)) {
     diag(Loc, "loop-invariant tensor '%0' is copied to the %1 on every iteration; consider moving it once before the loop")
-        << nameOf(D) << (T == Target::Host ? "host" : "device");
+        << nameOf(D) << Where;
     noteLoop();
     noteDecl(D);
     return;
@@ -249,18 +214,11 @@ void HostDeviceCopyInLoopCheck::check(const MatchFinder::MatchResult &Result) {
   if (T != Target::Device)
     return;
 
-  if (const auto *Factory = dyn_cast<CallExpr>(Object);
-      Factory && !isa<CXXMemberCallExpr>(Factory) && !isa<CXXOperatorCallExpr>(Factory)) {
-    const FunctionDecl *FD = Factory->getDirectCallee();
-    // Sizes and fill values may change per batch (torch::ones({n})): the tensor can still be
-    // made on the device. torch::tensor(values) wraps host data, which only a copy moves.
-    if (FD && FD->getIdentifier() && isInSystemHeader(FD) && isHostFactory(FD->getName()) &&
-        (FD->getName() != "tensor" || Inv.allInputsInvariant(Factory))) {
-      diag(Loc, "tensor created on the host and copied to the device on every iteration; "
-                "consider creating it on the device with 'torch::TensorOptions().device(...)'");
-      noteLoop();
-      return;
-    }
+  if (hostFactoryOf(Object, Loop, Model)) {
+    diag(Loc, "tensor created on the host and copied to the device on every iteration; "
+              "consider creating it on the device with 'torch::TensorOptions().device(...)'");
+    noteLoop();
+    return;
   }
 
   if (const CXXMemberCallExpr *HostCopy = hostCopyInChain(Object, Loop, Ctx)) {

@@ -1,4 +1,5 @@
 #include "utils/AutogradModel.h"
+#include "utils/AutogradModelImpl.h"
 
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/ParentMapContext.h"
@@ -122,51 +123,6 @@ const ValueDecl *rootDeclOf(const Expr *E) {
   return nullptr;
 }
 
-/// Whether \p E writes the value it names: the left side of an assignment, the object of an
-/// in-place tensor method (`x.add_(...)`, `x.copy_(...)`) or of a non-const method, an
-/// argument bound to a non-const reference.
-bool isWrittenAt(const DeclRefExpr *Ref, ASTContext &Ctx) {
-  DynTypedNode Child = DynTypedNode::create(*Ref);
-  for (unsigned Steps = 0; Steps < 4; ++Steps) {
-    DynTypedNode P = parentOf(Child, Ctx);
-    const Stmt *Parent = P.get<Stmt>();
-    if (!Parent)
-      return false;
-    if (const auto *BO = dyn_cast<BinaryOperator>(Parent))
-      return BO->isAssignmentOp() && BO->getLHS()->IgnoreParenImpCasts() == Child.get<Stmt>();
-    if (const auto *U = dyn_cast<UnaryOperator>(Parent))
-      return U->isIncrementDecrementOp() || U->getOpcode() == UO_AddrOf;
-    if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Parent)) {
-      if (Op->isAssignmentOp() && Op->getArg(0)->IgnoreParenImpCasts() == Child.get<Stmt>())
-        return true;
-    }
-    if (const auto *MCE = dyn_cast<CXXMemberCallExpr>(Parent)) {
-      if (MCE->getImplicitObjectArgument()->IgnoreParenImpCasts() != Ref)
-        return false;
-      const CXXMethodDecl *MD = MCE->getMethodDecl();
-      if (!MD || !MD->getIdentifier())
-        return false;
-      if (isTensorType(MCE->getImplicitObjectArgument()->getType()))
-        return MD->getName().endswith("_");
-      return !MD->isConst();
-    }
-    if (const auto *Call = dyn_cast<CallExpr>(Parent)) {
-      const FunctionDecl *FD = Call->getDirectCallee();
-      for (unsigned I = 0; FD && I < Call->getNumArgs() && I < FD->getNumParams(); ++I)
-        if (Call->getArg(I)->IgnoreParenImpCasts() == Child.get<Stmt>()) {
-          QualType T = FD->getParamDecl(I)->getType();
-          return T->isReferenceType() && !T.getNonReferenceType().isConstQualified() &&
-                 !isTensorType(T); // Tensor& arguments of LibTorch ops are read
-        }
-      return false;
-    }
-    if (!isa<ImplicitCastExpr>(Parent) && !isa<ParenExpr>(Parent) && !isa<MemberExpr>(Parent))
-      return false;
-    Child = P;
-  }
-  return false;
-}
-
 StmtMatcher eventMatcher(LoopEventKind K) {
   switch (K) {
   case LoopEventKind::Forward: return matchers::moduleForwardCall();
@@ -202,21 +158,6 @@ const LoopEvent *LoopFacts::first(LoopEventKind K) const {
       return &E;
   return nullptr;
 }
-
-/// The CFG of one function, and where each of its statements sits in it.
-struct FunctionOrder {
-  std::unique_ptr<CFG> Graph;
-  /// Block and element index (terminators: the block's size).
-  llvm::DenseMap<const Stmt *, std::pair<const CFGBlock *, unsigned>> Position;
-};
-
-struct AutogradModel::Impl {
-  bool CallIndexBuilt = false;
-  llvm::DenseMap<const FunctionDecl *, std::vector<const CallExpr *>> Callers;
-  llvm::DenseMap<const FunctionDecl *, std::unique_ptr<FunctionOrder>> Orders;
-  llvm::DenseMap<const Stmt *, GradModeFact> GradModes;
-  llvm::DenseMap<const Stmt *, std::unique_ptr<LoopFacts>> Loops;
-};
 
 namespace {
 std::mutex RegistryMutex;
@@ -433,13 +374,53 @@ bool AutogradModel::runsBeforeOnEveryPath(const Stmt *A, const Stmt *B) {
 // ---- grad mode -----------------------------------------------------------------------------
 
 namespace {
-GradModeFact gradModeImpl(AutogradModel &M, const Stmt *S, unsigned Depth) {
-  ASTContext &Ctx = M.context();
+/// The last `GradMode::set_enabled(...)` in \p Body before \p S, in source order.
+const CallExpr *lastSwitchBefore(const Stmt *Body, const Stmt *S, ASTContext &Ctx) {
+  const SourceManager &SM = Ctx.getSourceManager();
+  const CallExpr *Last = nullptr;
+  for (const BoundNodes &B : match(findAll(callExpr(argumentCountIs(1)).bind("set")), *Body, Ctx)) {
+    const auto *Call = B.getNodeAs<CallExpr>("set");
+    if (gradModeSwitchArg(Call) && SM.isBeforeInTranslationUnit(Call->getEndLoc(), S->getBeginLoc()) &&
+        (!Last || SM.isBeforeInTranslationUnit(Last->getEndLoc(), Call->getBeginLoc())))
+      Last = Call;
+  }
+  return Last;
+}
+
+/// The variable a lambda is stored in (`auto init = [](torch::nn::Module &m) {...};`).
+const VarDecl *variableHolding(const CXXMethodDecl *CallOperator, ASTContext &Ctx) {
+  if (!CallOperator->getBody())
+    return nullptr;
+  DynTypedNode N = DynTypedNode::create(*CallOperator->getBody());
+  bool SeenLambda = false;
+  for (auto Parents = Ctx.getParents(N); !Parents.empty(); Parents = Ctx.getParents(N)) {
+    N = Parents[0];
+    if (const auto *VD = N.get<VarDecl>())
+      return SeenLambda ? VD : nullptr;
+    if (N.get<LambdaExpr>()) {
+      SeenLambda = true;
+      continue;
+    }
+    const auto *E = N.get<Expr>();
+    // Past the lambda, only the implicit wrappers of an initializer may come before the variable.
+    if (SeenLambda && (!E || (!isa<ImplicitCastExpr>(E) && !isa<FullExpr>(E) &&
+                              !isa<MaterializeTemporaryExpr>(E) && !isa<CXXBindTemporaryExpr>(E) &&
+                              !isa<CXXConstructExpr>(E))))
+      return nullptr;
+  }
+  return nullptr;
+}
+
+} // namespace
+
+/// The nearest guard in an enclosing block decides; then, at the boundary of each function
+/// (a lambda's body is walked on into its definition), a GradMode switch earlier in it, a
+/// guarded caller, or a guarded place that hands the function over.
+GradModeFact AutogradModel::gradModeIn(const Stmt *S, unsigned Depth) {
   DynTypedNode Child = DynTypedNode::create(*S);
   for (DynTypedNode Parent = parentOf(Child, Ctx); !Parent.getNodeKind().isNone();
        Child = Parent, Parent = parentOf(Parent, Ctx)) {
     if (const auto *CS = Parent.get<CompoundStmt>()) {
-      // The nearest guard or switch before the statement in this block decides.
       GradModeFact Fact;
       for (const Stmt *Sibling : CS->body()) {
         if (Sibling == Child.get<Stmt>())
@@ -448,51 +429,85 @@ GradModeFact gradModeImpl(AutogradModel &M, const Stmt *S, unsigned Depth) {
           for (const Decl *D : DS->decls())
             if (int E = gradModeEffect(dyn_cast<VarDecl>(D)))
               Fact = {E > 0 ? GradMode::Off : GradMode::On, DS};
-        const Stmt *Plain = Sibling;
-        if (const auto *E = dyn_cast<Expr>(Sibling))
-          Plain = E->IgnoreImplicit();
-        if (const Expr *Arg = gradModeSwitchArg(Plain)) {
-          bool Enabled = true;
-          if (!Arg->isValueDependent() && Arg->EvaluateAsBooleanCondition(Enabled, Ctx))
-            Fact = {Enabled ? GradMode::On : GradMode::Off, Sibling};
-          else
-            Fact = {GradMode::Unknown, Sibling};
-        }
       }
       if (Fact.DecidedBy)
         return Fact;
       continue;
     }
-    const FunctionDecl *LambdaOp = nullptr;
-    if (const auto *LE = Parent.get<LambdaExpr>()) {
+    const FunctionDecl *FD = Parent.get<FunctionDecl>();
+    const auto *LE = Parent.get<LambdaExpr>();
+    if (LE) {
       // Another thread starts with autograd on, whatever guards surround its creation.
       if (const Expr *Launch = threadLaunching(LE, Ctx))
         return {GradMode::On, Launch};
-      LambdaOp = LE->getCallOperator();
-    } else if (const auto *FD = Parent.get<FunctionDecl>(); FD && isLambdaCallOperator(FD)) {
-      LambdaOp = FD;
+      FD = LE->getCallOperator();
     }
-    if (LambdaOp) {
-      // A lambda's body runs in the grad mode of its call sites; guards around its
-      // definition still count when the walk goes on.
-      if (Depth > 0)
-        for (const CallExpr *Call : M.callersOf(LambdaOp))
-          if (gradModeImpl(M, Call, Depth - 1).Mode == GradMode::Off)
-            return {GradMode::Off, Call};
+    if (!FD)
       continue;
-    }
-    if (const auto *FD = Parent.get<FunctionDecl>()) {
-      if (Depth == 0)
-        return {GradMode::On, nullptr};
-      for (const CallExpr *Call : M.callersOf(FD))
-        if (Call != S && gradModeImpl(M, Call, Depth - 1).Mode == GradMode::Off)
+    if (FD->hasBody())
+      if (const CallExpr *Switch = lastSwitchBefore(FD->getBody(), S, Ctx)) {
+        bool Enabled = true;
+        const Expr *Arg = gradModeSwitchArg(Switch);
+        if (!Arg->isValueDependent() && Arg->EvaluateAsBooleanCondition(Enabled, Ctx))
+          return {Enabled ? GradMode::On : GradMode::Off, Switch};
+      }
+    if (Depth > 0) {
+      for (const CallExpr *Call : callersOf(FD))
+        if (Call != S && gradModeIn(Call, Depth - 1).Mode == GradMode::Off)
           return {GradMode::Off, Call};
-      return {GradMode::On, nullptr};
+      if (const Stmt *Use = handedOverUnderNoGrad(FD, Depth - 1))
+        return {GradMode::Off, Use};
     }
+    // A lambda's body also runs where it is defined: guards around the definition count.
+    if (LE || isLambdaCallOperator(FD))
+      continue;
+    return {GradMode::On, nullptr};
   }
   return {GradMode::On, nullptr};
 }
-} // namespace
+
+/// A function handed over rather than called (`model->apply(init_weights)`) runs where it is
+/// handed over: the first such use inside a no-grad scope.
+const Stmt *AutogradModel::handedOverUnderNoGrad(const FunctionDecl *FD, unsigned Depth) {
+  auto [It, Inserted] = P->HandedOverUnderNoGrad.try_emplace(FD, nullptr);
+  if (!Inserted)
+    return It->second;
+  const ValueDecl *Passed = FD->getCanonicalDecl();
+  if (isLambdaCallOperator(FD)) {
+    // Only a variable that holds the function itself (the closure, a std::function), not one
+    // built from it (a std::thread running it).
+    const VarDecl *Holder = variableHolding(cast<CXXMethodDecl>(FD), Ctx);
+    const CXXRecordDecl *RD = Holder ? recordOf(Holder->getType()) : nullptr;
+    if (!RD || !(RD->isLambda() || (RD->isInStdNamespace() && RD->getIdentifier() && RD->getName() == "function")))
+      return nullptr;
+    Passed = Holder;
+  }
+  const Stmt *Found = nullptr;
+  forEachUserDecl(Ctx, [&](Decl *D) {
+    if (Found)
+      return;
+    for (const BoundNodes &B :
+         match(decl(forEachDescendant(declRefExpr(to(valueDecl(equalsNode(Passed)))).bind("use"))), *D, Ctx)) {
+      const auto *Use = B.getNodeAs<DeclRefExpr>("use");
+      auto Parents = Ctx.getParents(*Use);
+      const Expr *Parent = Parents.empty() ? nullptr : Parents[0].get<Expr>();
+      // Direct calls are judged through callersOf.
+      if (const auto *Cast = dyn_cast_or_null<ImplicitCastExpr>(Parent);
+          Cast && Cast->getCastKind() == CK_FunctionToPointerDecay) {
+        auto Grand = Ctx.getParents(*Cast);
+        const auto *Call = Grand.empty() ? nullptr : Grand[0].get<CallExpr>();
+        if (Call && Call->getCallee()->IgnoreParenImpCasts() == Use)
+          continue;
+      }
+      if (gradModeIn(Use, Depth).Mode == GradMode::Off) {
+        Found = Use;
+        return;
+      }
+    }
+  });
+  P->HandedOverUnderNoGrad[FD] = Found;
+  return Found;
+}
 
 GradModeFact AutogradModel::gradModeAt(const Stmt *S) {
   if (!S)
@@ -500,7 +515,7 @@ GradModeFact AutogradModel::gradModeAt(const Stmt *S) {
   auto It = P->GradModes.find(S);
   if (It != P->GradModes.end())
     return It->second;
-  GradModeFact Fact = gradModeImpl(*this, S, DefaultDepth);
+  GradModeFact Fact = gradModeIn(S, DefaultDepth);
   P->GradModes[S] = Fact;
   return Fact;
 }
@@ -664,6 +679,35 @@ bool declaredIn(const ValueDecl *D, const Stmt *Loop, ASTContext &Ctx) {
   return false;
 }
 
+/// `model->` on a std::shared_ptr or ModuleHolder, and `(*model).`: `model` itself.
+const Expr *throughSmartPointer(const Expr *E) {
+  E = E->IgnoreUnlessSpelledInSource();
+  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E);
+      Op && (Op->getOperator() == OO_Arrow || Op->getOperator() == OO_Star) && Op->getNumArgs() == 1)
+    return Op->getArg(0)->IgnoreUnlessSpelledInSource();
+  if (const auto *UO = dyn_cast<UnaryOperator>(E); UO && UO->getOpcode() == UO_Deref)
+    return UO->getSubExpr()->IgnoreUnlessSpelledInSource();
+  return E;
+}
+
+/// Whether \p Target gets a new value in \p Loop: assigned, passed by non-const reference,
+/// changed by an in-place tensor op or a container's mutator. Not ExprMutationAnalyzer: it
+/// counts a module's non-const operator-> and a lambda's by-reference capture as writes.
+bool writtenIn(const clang::ast_matchers::internal::Matcher<Expr> &Target, const Stmt *Loop, ASTContext &Ctx) {
+  auto Ref = ignoringImplicit(Target);
+  auto NonConstRefParam = parmVarDecl(hasType(referenceType(pointee(unless(isConstQualified())))));
+  auto Mutator = cxxMethodDecl(anyOf(
+      allOf(ofClass(cxxRecordDecl(hasAnyName("::at::Tensor", "::at::TensorBase"))), matchesName("_$")),
+      hasAnyName("push_back", "emplace_back", "insert", "emplace", "clear", "erase", "resize", "assign",
+                 "pop_back", "swap")));
+  auto Writes = expr(anyOf(cxxOperatorCallExpr(isAssignmentOperator(), hasArgument(0, Ref)),
+                           binaryOperator(isAssignmentOperator(), hasLHS(Ref)),
+                           unaryOperator(hasAnyOperatorName("++", "--", "&"), hasUnaryOperand(Ref)),
+                           cxxMemberCallExpr(on(Ref), callee(Mutator)),
+                           callExpr(forEachArgumentWithParam(Ref, NonConstRefParam))));
+  return !match(findAll(Writes.bind("w")), *Loop, Ctx).empty();
+}
+
 /// Whether \p VD is handed to an optimizer in the function that declares it (an optimizer
 /// constructed from it, or given it with add_param_group).
 bool ownedByOptimizer(const VarDecl *VD, ASTContext &Ctx) {
@@ -677,18 +721,31 @@ bool ownedByOptimizer(const VarDecl *VD, ASTContext &Ctx) {
 }
 } // namespace
 
-bool AutogradModel::isLoopInvariant(const Expr *E, const Stmt *Loop) {
-  const auto *DRE = E ? dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts()) : nullptr;
-  const auto *VD = DRE ? dyn_cast<VarDecl>(DRE->getDecl()) : nullptr;
-  if (!VD || !Loop || declaredIn(VD, Loop, Ctx))
-    return false;
-  if (isTensorType(VD->getType()) && loop(Loop).has(LoopEventKind::Step) &&
-      (ownedByOptimizer(VD, Ctx) || isRequiresGradLeaf(E)))
-    return false;
-  for (const BoundNodes &B : match(findAll(declRefExpr(to(varDecl(equalsNode(VD)))).bind("ref")), *Loop, Ctx))
-    if (isWrittenAt(B.getNodeAs<DeclRefExpr>("ref"), Ctx))
-      return false;
-  return true;
+bool AutogradModel::isLoopInvariant(const Expr *E, const Stmt *Loop) { return invariantEntity(E, Loop); }
+
+const ValueDecl *AutogradModel::invariantEntity(const Expr *E, const Stmt *Loop) {
+  if (!E || !Loop)
+    return nullptr;
+  E = throughSmartPointer(E);
+  if (const auto *DRE = dyn_cast<DeclRefExpr>(E)) {
+    const auto *VD = dyn_cast<VarDecl>(DRE->getDecl());
+    if (!VD || declaredIn(VD, Loop, Ctx) || writtenIn(declRefExpr(to(varDecl(equalsNode(VD)))), Loop, Ctx))
+      return nullptr;
+    // optimizer.step() writes every tensor the optimizer owns.
+    if (isTensorType(VD->getType()) && loop(Loop).has(LoopEventKind::Step) &&
+        (ownedByOptimizer(VD, Ctx) || isRequiresGradLeaf(DRE)))
+      return nullptr;
+    return VD;
+  }
+  if (const auto *ME = dyn_cast<MemberExpr>(E)) {
+    const auto *FD = dyn_cast<FieldDecl>(ME->getMemberDecl());
+    if (!FD || writtenIn(memberExpr(member(equalsNode(FD))), Loop, Ctx))
+      return nullptr;
+    const Expr *Base = ME->getBase()->IgnoreUnlessSpelledInSource();
+    if (isa<CXXThisExpr>(Base) || invariantEntity(Base, Loop))
+      return FD;
+  }
+  return nullptr;
 }
 
 bool AutogradModel::outlivesIteration(const ValueDecl *Container, const Stmt *Loop) {

@@ -21,6 +21,8 @@
 #include "llvm/ADT/StringRef.h"
 
 #include <memory>
+#include <optional>
+#include <string>
 #include <vector>
 
 namespace torchtidy {
@@ -43,6 +45,25 @@ struct CallShape {
   const clang::Expr *Object = nullptr;      ///< `x` in `x.m()`; null for free functions and implicit this
   const clang::FunctionDecl *Callee = nullptr; ///< what runs (through lambdas held in locals), when known
   bool Resolved = false;                    ///< false: named only (dependent call)
+};
+
+/// An in-place tensor operation: what it mutates and how to name it.
+struct InplaceOp {
+  const clang::Expr *Target = nullptr;
+  std::string Spelling;   ///< `add_`, `+=`, `=`
+  std::string OutOfPlace; ///< the out-of-place twin (`add`, `+`); empty when there is none
+  bool IsAssignment = false;
+};
+
+/// How a tensor became a leaf that requires grad.
+enum class LeafKind { Created, Marked, Parameter };
+
+struct LeafFact {
+  LeafKind Kind;
+  /// The factory with requires_grad, the requires_grad_() mark, the parameters() call or field.
+  const clang::Stmt *Source = nullptr;
+  /// The tensor is a view of the leaf (it shares its storage and autograd identity).
+  bool View = false;
 };
 
 enum class LoopKind { Training, Eval, Other };
@@ -113,6 +134,13 @@ public:
   /// \p E is a leaf that requires grad: created or marked so, a module parameter, or a
   /// tensor handed to an optimizer.
   bool isRequiresGradLeaf(const clang::Expr *E);
+  /// The leaf that requires grad \p E denotes, or views, where \p At runs: locals follow their
+  /// last assignment or mark before \p At; fields, parameters (through callers), containers and
+  /// dictionaries of module parameters are followed too.
+  std::optional<LeafFact> leafAt(const clang::Expr *E, const clang::Stmt *At);
+  /// \p E is an in-place tensor op (`t.add_(x)`, `t += x`, `at::relu_(t)`, `t[0] = x`), also one
+  /// left unresolved in a template nobody instantiates (recognised by name).
+  std::optional<InplaceOp> inplaceOp(const clang::Expr *E);
 
   // ---- loops -------------------------------------------------------------------------------
   /// The innermost loop whose body contains \p S (through lambdas defined in it), or null.
@@ -126,6 +154,9 @@ public:
   /// \p E names a variable declared outside \p Loop that no iteration writes (an
   /// optimizer's step() writes every tensor the optimizer owns).
   bool isLoopInvariant(const clang::Expr *E, const clang::Stmt *Loop);
+  /// The variable or field \p E names (`x`, `model->`, `this->field`, `s.field`) when it is
+  /// invariant in \p Loop (see isLoopInvariant); null otherwise.
+  const clang::ValueDecl *invariantEntity(const clang::Expr *E, const clang::Stmt *Loop);
   /// What \p Container holds survives an iteration of \p Loop: it is declared outside the loop
   /// and not cleared or reassigned on every path later in the iteration.
   bool outlivesIteration(const clang::ValueDecl *Container, const clang::Stmt *Loop);
@@ -133,9 +164,13 @@ public:
   bool reachesBackward(const clang::Expr *Value, const clang::Stmt *From);
 
 private:
+  GradModeFact gradModeIn(const clang::Stmt *S, unsigned Depth);
+  const clang::Stmt *handedOverUnderNoGrad(const clang::FunctionDecl *FD, unsigned Depth);
+
   struct Impl;
   clang::ASTContext &Ctx;
   std::unique_ptr<Impl> P;
+  friend struct Impl;
 };
 
 } // namespace torchtidy

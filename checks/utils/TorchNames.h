@@ -39,6 +39,13 @@ inline constexpr llvm::StringLiteral ShapeAndDtypePreservingOps[] = {
     "nan_to_num", "masked_fill", "index_fill", "index_put", "index_add", "index_copy",
     "masked_scatter", "scatter", "scatter_add"};
 
+/// Host factories whose result is the same every iteration (up to randomness): made on the
+/// device directly, they need no copy. from_blob and *_like are not: the first wraps host data
+/// of the moment, the second inherits the source's device.
+inline constexpr llvm::StringLiteral HostFactories[] = {
+    "zeros", "ones", "empty", "full", "rand", "randn", "randint", "randperm", "arange",
+    "range", "linspace", "logspace", "eye", "tensor", "normal", "scalar_tensor"};
+
 } // namespace torchtidy::names
 
 #endif

@@ -202,3 +202,69 @@ void negativeRefilledByReference(torch::Tensor buffer, torch::Device device) {
     auto b = buffer.to(device);
   }
 }
+
+// ---- the shared autograd model: factories through arithmetic, optimizer-owned tensors,
+// interval guards
+
+void positiveFactoryThroughArithmeticAndDetach(torch::Device device, torch::Tensor x) {
+  for (int i = 0; i < 10; ++i) {
+    auto scaled = (torch::randn({8}) * 0.1).to(device);
+    // CHECK: :[[@LINE-1]]:45: warning: tensor created on the host and copied to the device on every iteration; consider creating it on the device with 'torch::TensorOptions().device(...)' [torch-host-device-copy-in-loop]
+    // CHECK: :[[@LINE-3]]:3: note: loop starts here
+    auto base = torch::ones({8}).detach();
+    auto moved = base.to(device);
+    // CHECK: :[[@LINE-1]]:23: warning: tensor created on the host and copied to the device on every iteration; consider creating it on the device with 'torch::TensorOptions().device(...)' [torch-host-device-copy-in-loop]
+    // CHECK: :[[@LINE-7]]:3: note: loop starts here
+    x = x + scaled + moved;
+  }
+}
+
+void negativeHostArithmeticWithBatchData(torch::Device device, std::vector<torch::Tensor> &batches) {
+  for (auto &batch : batches) {
+    auto shifted = (torch::ones({8}) + batch).to(device);
+  }
+}
+
+void negativeOptimizerOwnedTensor(torch::Device device, torch::Tensor x) {
+  torch::Tensor w = torch::zeros({8}, torch::requires_grad());
+  torch::optim::SGD opt({w}, 0.1);
+  for (int i = 0; i < 10; ++i) {
+    opt.zero_grad();
+    auto loss = (x * w.to(device)).sum();
+    loss.backward();
+    opt.step();
+  }
+}
+
+void positiveTensorNotOwnedByTheOptimizer(torch::Device device, torch::Tensor x) {
+  torch::Tensor w = torch::zeros({8}, torch::requires_grad());
+  torch::Tensor scale = torch::ones({8});
+  torch::optim::SGD opt({w}, 0.1);
+  for (int i = 0; i < 10; ++i) {
+    opt.zero_grad();
+    auto loss = (x * w * scale.to(device)).sum();
+    // CHECK: :[[@LINE-1]]:32: warning: loop-invariant tensor 'scale' is copied to the device on every iteration; consider moving it once before the loop [torch-host-device-copy-in-loop]
+    // CHECK: :[[@LINE-4]]:3: note: loop starts here
+    // CHECK: :[[@LINE-7]]:17: note: 'scale' is declared here
+    loss.backward();
+    opt.step();
+  }
+}
+
+void negativeSnapshotEveryKSteps(torch::Tensor weights, torch::Device device) {
+  std::vector<torch::Tensor> snapshots;
+  for (int step = 0; step < 1000; ++step) {
+    if (step % 100 == 0)
+      snapshots.push_back(weights.to(torch::kCPU));
+  }
+}
+
+void positiveCopyUnderOtherCondition(torch::Tensor weights, torch::Device device, bool verbose) {
+  for (int step = 0; step < 1000; ++step) {
+    if (verbose)
+      auto w = weights.to(device);
+    // CHECK: :[[@LINE-1]]:24: warning: loop-invariant tensor 'weights' is copied to the device on every iteration; consider moving it once before the loop [torch-host-device-copy-in-loop]
+    // CHECK: :[[@LINE-4]]:3: note: loop starts here
+    // CHECK: :[[@LINE-6]]:52: note: 'weights' is declared here
+  }
+}

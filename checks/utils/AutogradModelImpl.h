@@ -1,0 +1,43 @@
+#ifndef TORCHTIDY_CHECKS_UTILS_AUTOGRADMODELIMPL_H
+#define TORCHTIDY_CHECKS_UTILS_AUTOGRADMODELIMPL_H
+
+// The caches of AutogradModel, shared by its implementation files; not for checks.
+
+#include "utils/AutogradModel.h"
+
+#include "clang/Analysis/CFG.h"
+
+#include "llvm/ADT/DenseMap.h"
+
+#include <memory>
+#include <vector>
+
+namespace torchtidy {
+
+/// What a user-code field is ever given: initializers, assignments, requires_grad marks.
+struct FieldDefs {
+  std::vector<const clang::Expr *> Values;
+  std::vector<const clang::CXXMemberCallExpr *> Marks;
+};
+
+/// The CFG of one function, and where each of its statements sits in it.
+struct FunctionOrder {
+  std::unique_ptr<clang::CFG> Graph;
+  /// Block and element index (terminators: the block's size).
+  llvm::DenseMap<const clang::Stmt *, std::pair<const clang::CFGBlock *, unsigned>> Position;
+};
+
+struct AutogradModel::Impl {
+  bool CallIndexBuilt = false;
+  llvm::DenseMap<const clang::FunctionDecl *, std::vector<const clang::CallExpr *>> Callers;
+  llvm::DenseMap<const clang::FunctionDecl *, std::unique_ptr<FunctionOrder>> Orders;
+  llvm::DenseMap<const clang::Stmt *, GradModeFact> GradModes;
+  llvm::DenseMap<const clang::FunctionDecl *, const clang::Stmt *> HandedOverUnderNoGrad;
+  llvm::DenseMap<const clang::Stmt *, std::unique_ptr<LoopFacts>> Loops;
+  /// Scanning the whole unit for a field's assignments is costly: once per field.
+  llvm::DenseMap<const clang::FieldDecl *, FieldDefs> Fields;
+};
+
+} // namespace torchtidy
+
+#endif

@@ -1,0 +1,817 @@
+// The leaf tensors that require grad, and the in-place ops that autograd refuses on them: the
+// flow-sensitive half of the model's tensor origin (AutogradModel::leafAt, ::inplaceOp).
+#include "utils/AutogradModel.h"
+#include "utils/AutogradModelImpl.h"
+
+#include "clang/AST/ParentMapContext.h"
+#include "clang/AST/StmtCXX.h"
+#include "clang/ASTMatchers/ASTMatchFinder.h"
+
+#include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/ADT/StringSet.h"
+
+using namespace clang;
+using namespace clang::ast_matchers;
+
+namespace torchtidy {
+namespace {
+
+/// Methods ending in '_' that autograd's in-place check does not guard: they change
+/// metadata (requires_grad, names, sharing), detach, or fail with an error of their own
+/// that no NoGradGuard avoids (resize_).
+bool isExemptUnderscoreName(StringRef Name) {
+  static const llvm::StringSet<> Names = {
+      "requires_grad_", "detach_", "rename_", "share_memory_", "resize_", "resize_as_",
+      "resize_as_sparse_", "sparse_resize_", "sparse_resize_and_clear_"};
+  return Names.contains(Name);
+}
+
+bool isInplaceName(StringRef Name) {
+  return Name.size() > 1 && Name.endswith("_") && !Name.startswith("_") &&
+         !isExemptUnderscoreName(Name);
+}
+
+bool isTensorRecord(const CXXRecordDecl *RD) {
+  return isSameOrDerivedFrom(RD, names::Tensor) || isSameOrDerivedFrom(RD, names::TensorBase);
+}
+
+/// Whether \p D is declared directly in namespace \p NS (a top-level namespace).
+bool isInTopLevelNamespace(const Decl *D, StringRef NS) {
+  const DeclContext *DC = D->getDeclContext();
+  while (DC && DC->isInlineNamespace())
+    DC = DC->getParent();
+  const auto *N = dyn_cast_or_null<NamespaceDecl>(DC);
+  return N && N->getName() == NS && N->getParent()->getRedeclContext()->isTranslationUnit();
+}
+
+/// A record named \p Name whose enclosing class or namespace is \p Parent.
+bool isRecordNamed(const CXXRecordDecl *RD, StringRef Name, StringRef Parent) {
+  if (!RD || !RD->getIdentifier() || RD->getName() != Name)
+    return false;
+  const auto *P = dyn_cast<NamedDecl>(RD->getDeclContext());
+  return P && P->getIdentifier() && P->getName() == Parent;
+}
+
+bool isOrderedDict(QualType T) { return isRecordNamed(recordOf(T), "OrderedDict", "torch"); }
+bool isOrderedDictItem(QualType T) { return isRecordNamed(recordOf(T), "Item", "OrderedDict"); }
+bool isStdVector(QualType T) { return isRecordNamed(recordOf(T), "vector", "std"); }
+
+/// The boolean argument \p Index of \p CE: true when defaulted, false when not a constant
+/// (a runtime flag may well be false; precision first).
+bool boolArgument(const CallExpr *CE, unsigned Index, ASTContext &Ctx) {
+  if (CE->getNumArgs() <= Index || isa<CXXDefaultArgExpr>(CE->getArg(Index)))
+    return true;
+  const Expr *Arg = CE->getArg(Index)->IgnoreImplicit();
+  // requires_grad(true) on TensorOptions converts to c10::optional<bool>.
+  if (const auto *Construct = dyn_cast<CXXConstructExpr>(Arg); Construct && Construct->getNumArgs() == 1)
+    Arg = Construct->getArg(0);
+  bool Value = false;
+  return !Arg->isValueDependent() && Arg->EvaluateAsBooleanCondition(Value, Ctx) && Value;
+}
+
+bool recordHasMember(const CXXRecordDecl *RD, StringRef Name) {
+  if (!RD || Name.empty())
+    return false;
+  return !RD->lookup(DeclarationName(&RD->getASTContext().Idents.get(Name))).empty();
+}
+
+std::optional<InplaceOp> asInplaceOp(const CallExpr *CE) {
+  if (const auto *MCE = dyn_cast<CXXMemberCallExpr>(CE)) {
+    const CXXMethodDecl *MD = MCE->getMethodDecl();
+    if (!MD || !MD->getIdentifier() || !isInplaceName(MD->getName()) ||
+        !isTensorRecord(MD->getParent()))
+      return std::nullopt;
+    InplaceOp Op{MCE->getImplicitObjectArgument(), MD->getName().str(), "", false};
+    StringRef Base = MD->getName().drop_back();
+    if (recordHasMember(MD->getParent(), Base) ||
+        recordHasMember(recordOf(Op.Target->getType()), Base))
+      Op.OutOfPlace = Base.str();
+    return Op;
+  }
+  if (const auto *OCE = dyn_cast<CXXOperatorCallExpr>(CE)) {
+    const auto *MD = dyn_cast_or_null<CXXMethodDecl>(OCE->getDirectCallee());
+    if (!MD || !isTensorRecord(MD->getParent()) || OCE->getNumArgs() != 2)
+      return std::nullopt;
+    StringRef Spelling = getOperatorSpelling(OCE->getOperator());
+    switch (OCE->getOperator()) {
+    case OO_PlusEqual: case OO_MinusEqual: case OO_StarEqual: case OO_SlashEqual:
+    case OO_AmpEqual: case OO_PipeEqual: case OO_CaretEqual:
+      return InplaceOp{OCE->getArg(0), Spelling.str(), Spelling.drop_back().str(), false};
+    case OO_Equal:
+      // `t = x` on an lvalue rebinds the handle; `t[0] = x` (an rvalue) runs fill_/copy_.
+      if (MD->getRefQualifier() == RQ_RValue)
+        return InplaceOp{OCE->getArg(0), "=", "", true};
+      return std::nullopt;
+    default:
+      return std::nullopt;
+    }
+  }
+  // at::relu_(t) / torch::sigmoid_(t). torch::nn::init::*_ run under their own NoGradGuard
+  // and torch::nn::utils::*_ touch gradients only: both live in nested namespaces.
+  const FunctionDecl *FD = CE->getDirectCallee();
+  if (!FD || isa<CXXMethodDecl>(FD) || !FD->getIdentifier() || !isInplaceName(FD->getName()) ||
+      CE->getNumArgs() == 0 || !isTensorType(CE->getArg(0)->getType()) ||
+      !(isInTopLevelNamespace(FD, "at") || isInTopLevelNamespace(FD, "torch")))
+    return std::nullopt;
+  InplaceOp Op{CE->getArg(0), FD->getName().str(), "", false};
+  StringRef Base = FD->getName().drop_back();
+  if (!FD->getDeclContext()->lookup(DeclarationName(&FD->getASTContext().Idents.get(Base))).empty())
+    Op.OutOfPlace = "torch::" + Base.str();
+  return Op;
+}
+
+/// The member a call names when it cannot be resolved yet (`w.mul_(scale)` with `scale` of
+/// dependent type), and the object it is called on; null when resolved, implicit, or (unless
+/// \p AllowArrow) called through `->`, whose object is not the tensor.
+const Expr *dependentMemberBase(const CallExpr *Call, StringRef &Name, bool AllowArrow = false) {
+  if (isa<CXXMemberCallExpr>(Call) || isa<CXXOperatorCallExpr>(Call))
+    return nullptr;
+  const Expr *Callee = Call->getCallee()->IgnoreParenImpCasts();
+  DeclarationName Member;
+  const Expr *Base = nullptr;
+  // A member with a single declaration is looked up, but the call still waits for the
+  // arguments' types.
+  if (const auto *M = dyn_cast<MemberExpr>(Callee); M && (AllowArrow || !M->isArrow())) {
+    Member = M->getMemberDecl()->getDeclName();
+    Base = M->getBase();
+  } else if (const auto *M = dyn_cast<CXXDependentScopeMemberExpr>(Callee);
+      M && !M->isImplicitAccess() && (AllowArrow || !M->isArrow())) {
+    Member = M->getMember();
+    Base = M->getBase();
+  } else if (const auto *M = dyn_cast<UnresolvedMemberExpr>(Callee);
+             M && !M->isImplicitAccess() && (AllowArrow || !M->isArrow())) {
+    Member = M->getMemberName();
+    Base = M->getBase();
+  }
+  const IdentifierInfo *II = Member.getAsIdentifierInfo();
+  if (!Base || !II)
+    return nullptr;
+  Name = II->getName();
+  return Base;
+}
+
+/// The name of an unresolved member call, empty when \p E is not one.
+StringRef unresolvedMemberCallName(const Expr *E) {
+  const auto *Call = dyn_cast_or_null<CallExpr>(E ? E->IgnoreParenImpCasts() : nullptr);
+  StringRef Name;
+  return Call && dependentMemberBase(Call, Name, /*AllowArrow=*/true) ? Name
+                                                                                  : StringRef();
+}
+
+/// Only a tensor, or an object whose type is not known yet, can be an in-place target; the
+/// resolver then has to prove it a leaf.
+bool mayBeTensor(const Expr *E) { return E->isTypeDependent() || isTensorType(E->getType()); }
+
+/// An in-place operation in a template that is never instantiated, which cannot be
+/// resolved because some operand has a dependent type: `w.mul_(scale)`, `w -= lr * g`.
+std::optional<InplaceOp> asDependentInplaceOp(const Expr *E) {
+  if (const auto *CE = dyn_cast<CallExpr>(E)) {
+    StringRef Name;
+    const Expr *Base = dependentMemberBase(CE, Name);
+    if (!Base || !isInplaceName(Name) || !mayBeTensor(Base))
+      return std::nullopt;
+    InplaceOp Op{Base, Name.str(), "", false};
+    if (recordHasMember(recordOf(Base->getType()), Name.drop_back()))
+      Op.OutOfPlace = Name.drop_back().str();
+    return Op;
+  }
+  const Expr *LHS = nullptr;
+  StringRef Spelling;
+  if (const auto *BO = dyn_cast<BinaryOperator>(E);
+      BO && BO->isCompoundAssignmentOp() && !BO->isShiftAssignOp() && BO->isTypeDependent()) {
+    LHS = BO->getLHS();
+    Spelling = BO->getOpcodeStr();
+  } else if (const auto *OCE = dyn_cast<CXXOperatorCallExpr>(E);
+             OCE && !OCE->getDirectCallee() && OCE->getNumArgs() == 2 &&
+             OCE->isAssignmentOp() && OCE->getOperator() != OO_Equal &&
+             OCE->getOperator() != OO_LessLessEqual && OCE->getOperator() != OO_GreaterGreaterEqual) {
+    LHS = OCE->getArg(0);
+    Spelling = getOperatorSpelling(OCE->getOperator());
+  }
+  if (!LHS || !mayBeTensor(LHS) || Spelling.empty())
+    return std::nullopt;
+  return InplaceOp{LHS, Spelling.str(), Spelling.drop_back().str(), false};
+}
+
+const CXXRecordDecl *tensorClass(ASTContext &Ctx) {
+  auto LookupIn = [&](const DeclContext *DC, StringRef Name) {
+    DeclContext::lookup_result R = DC->lookup(DeclarationName(&Ctx.Idents.get(Name)));
+    return R.empty() ? nullptr : R.front();
+  };
+  const auto *At = dyn_cast_or_null<NamespaceDecl>(LookupIn(Ctx.getTranslationUnitDecl(), "at"));
+  const auto *RD = At ? dyn_cast_or_null<CXXRecordDecl>(LookupIn(At, "Tensor")) : nullptr;
+  return RD ? RD->getDefinition() : nullptr;
+}
+
+bool isMarkName(StringRef Name) {
+  return Name == "requires_grad_" || Name == "set_requires_grad" || Name == "detach_";
+}
+
+/// `p.requires_grad_(flag)` on an object of dependent type, or with a dependent flag.
+AST_MATCHER_P(CallExpr, dependentMarkOn, ast_matchers::internal::Matcher<Expr>, Object) {
+  StringRef Name;
+  const Expr *Base = dependentMemberBase(&Node, Name);
+  return Base && isMarkName(Name) && Object.matches(*Base->IgnoreParenImpCasts(), Finder, Builder);
+}
+
+/// Whether such an unresolved mark turns requires_grad on: only a constant flag says so.
+bool dependentMarkTurnsOn(const CallExpr *Mark, ASTContext &Ctx) {
+  if (unresolvedMemberCallName(Mark) == "detach_")
+    return false;
+  if (Mark->getNumArgs() == 0)
+    return unresolvedMemberCallName(Mark) == "requires_grad_";
+  const Expr *Arg = Mark->getArg(0);
+  bool Value = false;
+  return !Arg->isValueDependent() && !Arg->isTypeDependent() &&
+         Arg->EvaluateAsBooleanCondition(Value, Ctx) && Value;
+}
+
+/// Views share the base's storage and autograd identity: an in-place op on a view of a
+/// leaf that requires grad throws just as one on the leaf does.
+bool isViewMethod(StringRef Name) {
+  static const llvm::StringSet<> Names = {
+      "select", "slice", "narrow", "view", "view_as", "as_strided", "t", "transpose",
+      "permute", "squeeze", "unsqueeze", "expand", "expand_as", "diagonal", "unfold",
+      "reshape", "reshape_as", "flatten", "unflatten", "contiguous", "real", "imag", "alias",
+      "swapaxes", "swapdims", "movedim", "moveaxis", "mT", "mH", "adjoint"};
+  return Names.contains(Name);
+}
+
+/// `t.index({0, Slice()})` is a view; an index with a tensor in it (masks, index
+/// tensors) gathers into a fresh tensor.
+bool isBasicIndex(const CXXMemberCallExpr *MCE) {
+  for (const Expr *Arg : MCE->arguments()) {
+    auto Tensors = match(findAll(expr(matchers::isTensorExpr(), unless(cxxConstructExpr()),
+                                      unless(materializeTemporaryExpr()))
+                                     .bind("t")),
+                         *Arg, MCE->getMethodDecl()->getASTContext());
+    if (!Tensors.empty())
+      return false;
+  }
+  return true;
+}
+
+const Expr *strip(const Expr *E) {
+  while (E) {
+    const Expr *Prev = E;
+    E = E->IgnoreImplicit()->IgnoreParenImpCasts();
+    if (const auto *Construct = dyn_cast<CXXConstructExpr>(E);
+        Construct && Construct->getNumArgs() == 1 && !isa<CXXTemporaryObjectExpr>(Construct))
+      E = Construct->getArg(0);
+    else if (const auto *Cast = dyn_cast<CXXFunctionalCastExpr>(E))
+      E = Cast->getSubExpr();
+    if (E == Prev)
+      return E;
+  }
+  return E;
+}
+
+/// The loop whose loop variable \p VD is, if any.
+const CXXForRangeStmt *rangeForOf(const VarDecl *VD, ASTContext &Ctx) {
+  auto Parents = Ctx.getParents(*VD);
+  const auto *DS = Parents.empty() ? nullptr : Parents[0].get<DeclStmt>();
+  if (!DS)
+    return nullptr;
+  auto Grand = Ctx.getParents(*DS);
+  const auto *For = Grand.empty() ? nullptr : Grand[0].get<CXXForRangeStmt>();
+  return For && For->getLoopVarStmt() == DS ? For : nullptr;
+}
+
+using Leaf = LeafFact;
+using MaybeLeaf = std::optional<Leaf>;
+
+
+/// Decides whether an expression denotes a leaf tensor that requires grad (or a view of
+/// one) at a given point. Local variables are followed flow-sensitively: the last
+/// assignment or requires_grad mark before the point decides.
+class LeafResolver {
+public:
+  LeafResolver(ASTContext &Ctx, llvm::DenseMap<const FieldDecl *, FieldDefs> &FieldCache)
+      : Ctx(Ctx), SM(Ctx.getSourceManager()), FieldCache(FieldCache) {}
+
+  MaybeLeaf tensor(const Expr *E, const Stmt *At, unsigned Depth = 0) {
+    E = strip(E);
+    if (!E || Depth > 10)
+      return std::nullopt;
+    // What an unresolved expression yields is unknown until instantiation; a variable of
+    // dependent type is still followed to where its value comes from.
+    if (E->isTypeDependent() && !isa<DeclRefExpr>(E))
+      return std::nullopt;
+    if (const auto *MCE = dyn_cast<CXXMemberCallExpr>(E))
+      return memberCall(MCE, At, Depth);
+    if (const auto *OCE = dyn_cast<CXXOperatorCallExpr>(E))
+      return operatorCall(OCE, At, Depth);
+    if (const auto *CE = dyn_cast<CallExpr>(E))
+      return freeCall(CE, At, Depth);
+    if (const auto *DRE = dyn_cast<DeclRefExpr>(E))
+      return var(dyn_cast<VarDecl>(DRE->getDecl()), At, Depth, Want::Tensor);
+    if (const auto *ME = dyn_cast<MemberExpr>(E)) {
+      if (const Stmt *Value = lastEventBefore(ME, At))
+        return eventValue(Value, At, Depth, Want::Tensor);
+      return field(ME, Depth, Want::Tensor);
+    }
+    if (const auto *CO = dyn_cast<ConditionalOperator>(E)) {
+      if (MaybeLeaf L = tensor(CO->getTrueExpr(), At, Depth + 1))
+        return L;
+      return tensor(CO->getFalseExpr(), At, Depth + 1);
+    }
+    return std::nullopt;
+  }
+
+private:
+  /// What an expression is asked to be: a tensor, a container of tensors
+  /// (std::vector, initializer lists), a torch::OrderedDict of tensors, or one of its items.
+  enum class Want { Tensor, Container, Dict, Item };
+
+  MaybeLeaf want(Want W, const Expr *E, const Stmt *At, unsigned Depth) {
+    switch (W) {
+    case Want::Tensor: return tensor(E, At, Depth);
+    case Want::Container: return container(E, At, Depth);
+    case Want::Dict: return dict(E, At, Depth);
+    case Want::Item: return item(E, At, Depth);
+    }
+    return std::nullopt;
+  }
+
+  static MaybeLeaf asView(MaybeLeaf L) {
+    if (L)
+      L->View = true;
+    return L;
+  }
+
+  MaybeLeaf memberCall(const CXXMemberCallExpr *MCE, const Stmt *At, unsigned Depth) {
+    const CXXMethodDecl *MD = MCE->getMethodDecl();
+    if (!MD || !MD->getIdentifier())
+      return std::nullopt;
+    StringRef Name = MD->getName();
+    const Expr *Obj = MCE->getImplicitObjectArgument();
+    if (isTensorRecord(MD->getParent())) {
+      // `(a * b).requires_grad_()` on a graph-attached result leaves it a non-leaf.
+      if (Name == "requires_grad_" || Name == "set_requires_grad")
+        return markTurnsOn(MCE) && classifyTensor(Obj, Ctx).Kind != TensorOrigin::GraphAttached
+                   ? MaybeLeaf(Leaf{LeafKind::Marked, MCE})
+                   : std::nullopt;
+      if (isInplaceName(Name)) // returns its object
+        return tensor(Obj, At, Depth + 1);
+      if (isViewMethod(Name) || (Name == "index" && isBasicIndex(MCE)))
+        return asView(tensor(Obj, At, Depth + 1));
+      return std::nullopt;
+    }
+    if (Name == "register_parameter") {
+      return boolArgument(MCE, 2, Ctx) ? MaybeLeaf(Leaf{LeafKind::Parameter, MCE}) : std::nullopt;
+    }
+    if (isOrderedDictItem(Obj->getType()) && Name == "value")
+      return item(Obj, At, Depth + 1);
+    if (isStdVector(Obj->getType()) && (Name == "at" || Name == "front" || Name == "back"))
+      return container(Obj, At, Depth + 1);
+    if (isOrderedDict(Obj->getType()) && Name == "at")
+      return dict(Obj, At, Depth + 1);
+    return returnedBy(MD, Depth, Want::Tensor);
+  }
+
+  MaybeLeaf operatorCall(const CXXOperatorCallExpr *OCE, const Stmt *At, unsigned Depth) {
+    if (OCE->getNumArgs() == 0)
+      return std::nullopt;
+    const Expr *Obj = OCE->getArg(0);
+    switch (OCE->getOperator()) {
+    case OO_Subscript:
+      if (isTensorType(Obj->getType()))
+        return asView(tensor(Obj, At, Depth + 1));
+      if (isStdVector(Obj->getType()))
+        return container(Obj, At, Depth + 1);
+      if (isOrderedDict(Obj->getType()) && isTensorType(OCE->getType()))
+        return dict(Obj, At, Depth + 1);
+      return std::nullopt;
+    case OO_Star:
+    case OO_Arrow:
+      if (isOrderedDictItem(Obj->getType()))
+        return item(Obj, At, Depth + 1);
+      return std::nullopt;
+    default:
+      if (std::optional<InplaceOp> Op = asInplaceOp(OCE); Op && !Op->IsAssignment)
+        return tensor(Op->Target, At, Depth + 1);
+      return std::nullopt;
+    }
+  }
+
+  MaybeLeaf freeCall(const CallExpr *CE, const Stmt *At, unsigned Depth) {
+    if (std::optional<InplaceOp> Op = asInplaceOp(CE))
+      return tensor(Op->Target, At, Depth + 1);
+    const FunctionDecl *FD = CE->getDirectCallee();
+    if (FD && !isInSystemHeader(FD))
+      return returnedBy(FD, Depth, Want::Tensor);
+    if (optionsRequestGrad(CE))
+      return Leaf{LeafKind::Created, CE};
+    // Factories with requires_grad options, requires_grad_() chains.
+    OriginResult R = classifyTensor(CE, Ctx);
+    if (R.Kind != TensorOrigin::RequiresGradLeaf)
+      return std::nullopt;
+    const Stmt *Source = R.Source ? R.Source : CE;
+    const auto *Mark = dyn_cast<CXXMemberCallExpr>(Source);
+    return Leaf{Mark ? LeafKind::Marked : LeafKind::Created, Source};
+  }
+
+  /// A factory given options built beforehand (`auto opts = torch::TensorOptions()
+  /// .requires_grad(true); torch::randn({3}, opts)`), or torch::autograd::make_variable(t, true).
+  bool optionsRequestGrad(const CallExpr *CE) {
+    const FunctionDecl *FD = CE->getDirectCallee();
+    if (!FD || !FD->getIdentifier() || !isTensorType(CE->getType()))
+      return false;
+    if (FD->getName() == "make_variable")
+      return CE->getNumArgs() >= 2 && !isa<CXXDefaultArgExpr>(CE->getArg(1)) &&
+             boolArgument(CE, 1, Ctx);
+    for (const Expr *Arg : CE->arguments()) {
+      const auto *DRE = dyn_cast<DeclRefExpr>(strip(Arg));
+      const auto *VD = DRE ? dyn_cast<VarDecl>(DRE->getDecl()) : nullptr;
+      if (!VD || !VD->getInit() || !isSameOrDerivedFrom(recordOf(VD->getType()), names::TensorOptions))
+        continue;
+      for (const BoundNodes &B :
+           match(findAll(callExpr(callee(functionDecl(hasName("requires_grad")))).bind("rg")),
+                 *VD->getInit(), Ctx)) {
+        if (boolArgument(B.getNodeAs<CallExpr>("rg"), 0, Ctx))
+          return true;
+      }
+    }
+    return false;
+  }
+
+  /// A user function returning (a reference to) a leaf: any return statement decides.
+  MaybeLeaf returnedBy(const FunctionDecl *FD, unsigned Depth, Want W) {
+    const FunctionDecl *Def = FD ? FD->getDefinition() : nullptr;
+    if (!Def || !Def->hasBody() || isInSystemHeader(Def) || !Active.insert(Def).second)
+      return std::nullopt;
+    MaybeLeaf Result;
+    for (const BoundNodes &B : match(findAll(returnStmt().bind("ret")), *Def->getBody(), Ctx)) {
+      const auto *Ret = B.getNodeAs<ReturnStmt>("ret");
+      if (!Ret->getRetValue() || enclosingFunction(Ret, Ctx) != Def)
+        continue;
+      if ((Result = want(W, Ret->getRetValue(), Ret, Depth + 1)))
+        break;
+    }
+    Active.erase(Def);
+    return Result;
+  }
+
+  static bool markTurnsOn(const CXXMemberCallExpr *Mark) {
+    return Mark->getMethodDecl()->getName() != "detach_" &&
+           boolArgument(Mark, 0, Mark->getMethodDecl()->getASTContext());
+  }
+
+  bool before(const Stmt *A, const Stmt *B) const {
+    return SM.isBeforeInTranslationUnit(A->getEndLoc(), B->getBeginLoc());
+  }
+
+  /// The last assignment to, or requires_grad mark on, a \p Target expression in \p Body
+  /// before \p At (\p Same picks the matches that denote the same tensor). Returns the
+  /// assigned value or the mark; null when there is none.
+  const Stmt *lastEventBefore(const clang::ast_matchers::internal::Matcher<Expr> &Target,
+                              llvm::function_ref<bool(const Expr *)> Same, const Stmt *Body,
+                              const Stmt *At) {
+    const Stmt *Last = nullptr;
+    const Stmt *LastValue = nullptr;
+    for (const BoundNodes &B : match(
+             findAll(stmt(anyOf(
+                 cxxOperatorCallExpr(hasOverloadedOperatorName("="),
+                                     hasArgument(0, ignoringParenImpCasts(expr(Target).bind("target"))))
+                     .bind("assign"),
+                 // Unresolved in a template that is never instantiated: values unknown.
+                 binaryOperator(hasOperatorName("="),
+                                hasLHS(ignoringParenImpCasts(expr(Target).bind("target"))))
+                     .bind("assign"),
+                 callExpr(dependentMarkOn(expr(Target).bind("target"))).bind("mark"),
+                 cxxMemberCallExpr(on(ignoringParenImpCasts(expr(Target).bind("target"))),
+                                   callee(cxxMethodDecl(hasAnyName(
+                                       "requires_grad_", "set_requires_grad", "detach_"))))
+                     .bind("mark")))),
+             *Body, Ctx)) {
+      if (!Same(B.getNodeAs<Expr>("target")))
+        continue;
+      const Stmt *Event = B.getNodeAs<Stmt>("assign");
+      const Stmt *Value = nullptr;
+      if (const auto *Assign = dyn_cast_or_null<CXXOperatorCallExpr>(Event))
+        Value = Assign->getArg(1);
+      else if (const auto *Assign = dyn_cast_or_null<BinaryOperator>(Event))
+        Value = Assign->getRHS();
+      if (!Event)
+        Event = Value = B.getNodeAs<Stmt>("mark");
+      if (!before(Event, At) || (Last && !before(Last, Event)))
+        continue;
+      Last = Event;
+      LastValue = Value;
+    }
+    return LastValue;
+  }
+
+  const Stmt *lastEventBefore(const VarDecl *VD, const Stmt *Body, const Stmt *At) {
+    return lastEventBefore(declRefExpr(to(varDecl(equalsNode(VD)))),
+                           [](const Expr *) { return true; }, Body, At);
+  }
+
+  /// `fc->weight.set_requires_grad(false)` earlier in the function: the same member
+  /// expression, spelled the same way, decides.
+  const Stmt *lastEventBefore(const MemberExpr *ME, const Stmt *At) {
+    const FunctionDecl *FD = enclosingFunction(At, Ctx);
+    if (!FD || !FD->hasBody())
+      return nullptr;
+    return lastEventBefore(memberExpr(member(equalsNode(ME->getMemberDecl()))),
+                           [&](const Expr *E) { return sameExpr(E, ME); }, FD->getBody(), At);
+  }
+
+  bool sameExpr(const Expr *A, const Expr *B) const {
+    llvm::FoldingSetNodeID IA, IB;
+    strip(A)->Profile(IA, Ctx, /*Canonical=*/true);
+    strip(B)->Profile(IB, Ctx, /*Canonical=*/true);
+    return IA == IB;
+  }
+
+  /// A value an event gave the variable: a mark decides by itself, an assignment by its
+  /// right-hand side.
+  MaybeLeaf eventValue(const Stmt *Value, const Stmt *At, unsigned Depth, Want W) {
+    if (const auto *Mark = dyn_cast<CallExpr>(Value); Mark && isMarkName(unresolvedMemberCallName(Mark)))
+      return W == Want::Tensor && dependentMarkTurnsOn(Mark, Ctx) ? MaybeLeaf(Leaf{LeafKind::Marked, Mark})
+                                                                 : std::nullopt;
+    if (const auto *Mark = dyn_cast<CXXMemberCallExpr>(Value);
+        Mark && Mark->getMethodDecl() && Mark->getMethodDecl()->getIdentifier() &&
+        llvm::is_contained({StringRef("requires_grad_"), StringRef("set_requires_grad"),
+                            StringRef("detach_")},
+                           Mark->getMethodDecl()->getName()) &&
+        isTensorRecord(Mark->getMethodDecl()->getParent()))
+      return W == Want::Tensor && markTurnsOn(Mark) ? MaybeLeaf(Leaf{LeafKind::Marked, Mark})
+                                                    : std::nullopt;
+    return want(W, cast<Expr>(Value), At, Depth + 1);
+  }
+
+  MaybeLeaf var(const VarDecl *VD, const Stmt *At, unsigned Depth, Want W) {
+    if (!VD || !Visiting.insert(VD).second)
+      return std::nullopt;
+    MaybeLeaf Result = varImpl(VD, At, Depth, W);
+    Visiting.erase(VD);
+    return Result;
+  }
+
+  MaybeLeaf varImpl(const VarDecl *VD, const Stmt *At, unsigned Depth, Want W) {
+    if (!VD->hasLocalStorage())
+      return VD->getInit() ? want(W, VD->getInit(), At, Depth + 1) : std::nullopt;
+    const auto *Owner = dyn_cast_or_null<FunctionDecl>(VD->getParentFunctionOrMethod());
+    if (Owner && Owner->hasBody())
+      if (const Stmt *Value = lastEventBefore(VD, Owner->getBody(), At))
+        return eventValue(Value, At, Depth, W);
+    if (const auto *PVD = dyn_cast<ParmVarDecl>(VD))
+      return argument(PVD, Depth, W);
+    if (const CXXForRangeStmt *For = rangeForOf(VD, Ctx)) {
+      const Expr *Range = For->getRangeInit();
+      if (W == Want::Tensor)
+        return frozenBefore(For) ? std::nullopt : container(Range, For, Depth + 1);
+      if (W == Want::Item)
+        return dict(Range, For, Depth + 1);
+      return std::nullopt;
+    }
+    if (W == Want::Container && Owner && Owner->hasBody())
+      if (MaybeLeaf L = pushedBefore(VD, Owner->getBody(), At, Depth))
+        return L;
+    // A default-constructed tensor is undefined, not a leaf.
+    return VD->getInit() ? want(W, VD->getInit(), VD->getInit(), Depth + 1) : std::nullopt;
+  }
+
+  /// `params.push_back(w)` before \p At: the container holds that leaf.
+  MaybeLeaf pushedBefore(const VarDecl *VD, const Stmt *Body, const Stmt *At, unsigned Depth) {
+    for (const BoundNodes &B : match(
+             findAll(cxxMemberCallExpr(on(ignoringParenImpCasts(declRefExpr(to(varDecl(equalsNode(VD)))))),
+                                       callee(cxxMethodDecl(hasAnyName("push_back", "emplace_back"))),
+                                       argumentCountIs(1))
+                         .bind("push")),
+             *Body, Ctx)) {
+      const auto *Push = B.getNodeAs<CXXMemberCallExpr>("push");
+      if (before(Push, At) && isTensorType(Push->getArg(0)->getType()))
+        if (MaybeLeaf L = tensor(Push->getArg(0), Push, Depth + 1))
+          return L;
+    }
+    return std::nullopt;
+  }
+
+  /// `for (auto &p : model->parameters()) p.requires_grad_(false);` earlier in the function
+  /// froze what \p For iterates over (the last such loop over the same range decides).
+  bool frozenBefore(const CXXForRangeStmt *For) {
+    const FunctionDecl *FD = enclosingFunction(For, Ctx);
+    if (!FD || !FD->hasBody())
+      return false;
+    bool Frozen = false;
+    const Stmt *Last = nullptr;
+    for (const BoundNodes &B : match(findAll(cxxForRangeStmt().bind("loop")), *FD->getBody(), Ctx)) {
+      const auto *Other = B.getNodeAs<CXXForRangeStmt>("loop");
+      if (Other == For || !before(Other, For) || (Last && !before(Last, Other)) ||
+          !sameExpr(Other->getRangeInit(), For->getRangeInit()))
+        continue;
+      auto LoopVar = declRefExpr(to(varDecl(equalsNode(Other->getLoopVariable()))));
+      auto Marks = match(
+          findAll(callExpr(anyOf(cxxMemberCallExpr(on(ignoringParenImpCasts(LoopVar)),
+                                                   callee(cxxMethodDecl(hasAnyName(
+                                                       "requires_grad_", "set_requires_grad")))),
+                                 dependentMarkOn(LoopVar)))
+                      .bind("mark")),
+          *Other->getBody(), Ctx);
+      if (Marks.empty())
+        continue;
+      Last = Other;
+      const auto *Mark = Marks.back().getNodeAs<CallExpr>("mark");
+      const auto *Resolved = dyn_cast<CXXMemberCallExpr>(Mark);
+      Frozen = Resolved ? !markTurnsOn(Resolved) : !dependentMarkTurnsOn(Mark, Ctx);
+    }
+    return Frozen;
+  }
+
+  /// A function parameter: a leaf when some caller outside a no-grad scope passes one.
+  MaybeLeaf argument(const ParmVarDecl *PVD, unsigned Depth, Want W) {
+    const auto *FD = dyn_cast<FunctionDecl>(PVD->getDeclContext());
+    if (!FD || Depth > 6)
+      return std::nullopt;
+    unsigned Index = PVD->getFunctionScopeIndex();
+    for (const CallExpr *Call : callersOf(FD, Ctx)) {
+      // Calling a lambda or functor object passes the object first.
+      unsigned ArgIndex = Index + (isa<CXXOperatorCallExpr>(Call) && isa<CXXMethodDecl>(FD) ? 1 : 0);
+      if (ArgIndex >= Call->getNumArgs() || inNoGradScope(Call, Ctx))
+        continue;
+      if (MaybeLeaf L = want(W, Call->getArg(ArgIndex), Call, Depth + 2))
+        return L;
+    }
+    return std::nullopt;
+  }
+
+  /// Elements of a std::vector / initializer list that are leaves requiring grad:
+  /// module->parameters(), optimizer.parameters(), param_group.params(), {w, b}.
+  MaybeLeaf container(const Expr *E, const Stmt *At, unsigned Depth) {
+    E = strip(E);
+    if (!E || Depth > 10)
+      return std::nullopt;
+    if (const auto *SIL = dyn_cast<CXXStdInitializerListExpr>(E))
+      return container(SIL->getSubExpr(), At, Depth + 1);
+    if (const auto *MTE = dyn_cast<MaterializeTemporaryExpr>(E))
+      return container(MTE->getSubExpr(), At, Depth + 1);
+    if (const auto *IL = dyn_cast<InitListExpr>(E)) {
+      for (const Expr *Init : IL->inits())
+        if (MaybeLeaf L = isTensorType(Init->getType()) ? tensor(Init, At, Depth + 1)
+                                                        : container(Init, At, Depth + 1))
+          return L;
+      return std::nullopt;
+    }
+    if (const auto *Construct = dyn_cast<CXXConstructExpr>(E)) {
+      for (const Expr *Arg : Construct->arguments())
+        if (MaybeLeaf L = container(Arg, At, Depth + 1))
+          return L;
+      return std::nullopt;
+    }
+    if (const auto *MCE = dyn_cast<CXXMemberCallExpr>(E)) {
+      const CXXMethodDecl *MD = MCE->getMethodDecl();
+      if (!MD || !MD->getIdentifier())
+        return std::nullopt;
+      StringRef Name = MD->getName();
+      QualType ObjType = MCE->getImplicitObjectArgument()->getType();
+      if (Name == "parameters" && (isModuleType(ObjType) || isOptimizerType(ObjType)))
+        return Leaf{LeafKind::Parameter, MCE};
+      if (Name == "params" && isRecordNamed(MD->getParent(), "OptimizerParamGroup", "optim"))
+        return Leaf{LeafKind::Parameter, MCE};
+      if (Name == "values" && isOrderedDict(ObjType))
+        return dict(MCE->getImplicitObjectArgument(), At, Depth + 1);
+      return returnedBy(MD, Depth, Want::Container);
+    }
+    // `model.parameters()` on a model of dependent type, in a template never instantiated.
+    if (const auto *CE = dyn_cast<CallExpr>(E);
+        CE && CE->getNumArgs() == 0 && unresolvedMemberCallName(CE) == "parameters")
+      return Leaf{LeafKind::Parameter, CE};
+    if (const auto *CE = dyn_cast<CallExpr>(E); CE && !isa<CXXOperatorCallExpr>(CE))
+      return returnedBy(CE->getDirectCallee(), Depth, Want::Container);
+    if (const auto *DRE = dyn_cast<DeclRefExpr>(E))
+      return var(dyn_cast<VarDecl>(DRE->getDecl()), At, Depth, Want::Container);
+    if (const auto *ME = dyn_cast<MemberExpr>(E))
+      return field(ME, Depth, Want::Container);
+    return std::nullopt;
+  }
+
+  /// A torch::OrderedDict of parameters: module->named_parameters().
+  MaybeLeaf dict(const Expr *E, const Stmt *At, unsigned Depth) {
+    E = strip(E);
+    if (!E || Depth > 10)
+      return std::nullopt;
+    if (const auto *MCE = dyn_cast<CXXMemberCallExpr>(E)) {
+      const CXXMethodDecl *MD = MCE->getMethodDecl();
+      if (MD && MD->getIdentifier() && MD->getName() == "named_parameters" &&
+          isModuleType(MCE->getImplicitObjectArgument()->getType()))
+        return Leaf{LeafKind::Parameter, MCE};
+      return returnedBy(MD, Depth, Want::Dict);
+    }
+    if (const auto *DRE = dyn_cast<DeclRefExpr>(E))
+      return var(dyn_cast<VarDecl>(DRE->getDecl()), At, Depth, Want::Dict);
+    if (const auto *ME = dyn_cast<MemberExpr>(E))
+      return field(ME, Depth, Want::Dict);
+    return std::nullopt;
+  }
+
+  /// An item of such a dictionary: `for (auto &p : model->named_parameters())`, `dict[0]`.
+  MaybeLeaf item(const Expr *E, const Stmt *At, unsigned Depth) {
+    E = strip(E);
+    if (!E || Depth > 10)
+      return std::nullopt;
+    if (const auto *DRE = dyn_cast<DeclRefExpr>(E))
+      return var(dyn_cast<VarDecl>(DRE->getDecl()), At, Depth, Want::Item);
+    if (const auto *OCE = dyn_cast<CXXOperatorCallExpr>(E);
+        OCE && OCE->getOperator() == OO_Subscript && isOrderedDict(OCE->getArg(0)->getType()))
+      return dict(OCE->getArg(0), At, Depth + 1);
+    if (const auto *MCE = dyn_cast<CXXMemberCallExpr>(E);
+        MCE && isOrderedDict(MCE->getImplicitObjectArgument()->getType()))
+      return dict(MCE->getImplicitObjectArgument(), At, Depth + 1);
+    return std::nullopt;
+  }
+
+  /// Library modules' parameters are their weight / bias fields (Linear, Conv, BatchNorm,
+  /// Embedding, LayerNorm, RNN cells); user fields are followed to what they are given.
+  MaybeLeaf field(const MemberExpr *ME, unsigned Depth, Want W) {
+    const auto *Field = dyn_cast<FieldDecl>(ME->getMemberDecl());
+    if (!Field)
+      return std::nullopt;
+    if (isInSystemHeader(Field)) {
+      StringRef Name = Field->getName();
+      bool ParamName = Name.contains("weight") || Name.contains("bias") ||
+                       llvm::is_contained({StringRef("w_ih"), StringRef("w_hh"),
+                                           StringRef("b_ih"), StringRef("b_hh")},
+                                          Name);
+      if (W == Want::Tensor && ParamName && isTensorType(Field->getType()) &&
+          isModuleType(QualType(Field->getParent()->getTypeForDecl(), 0)))
+        return Leaf{LeafKind::Parameter, ME};
+      return std::nullopt;
+    }
+    if (!ActiveFields.insert(Field).second)
+      return std::nullopt;
+    MaybeLeaf Result;
+    const FieldDefs &Defs = defsOf(Field);
+    for (const Expr *Value : Defs.Values)
+      if ((Result = want(W, Value, Value, Depth + 1)))
+        break;
+    if (!Result && W == Want::Tensor)
+      for (const CXXMemberCallExpr *Mark : Defs.Marks)
+        if (markTurnsOn(Mark)) {
+          Result = Leaf{LeafKind::Marked, Mark};
+          break;
+        }
+    ActiveFields.erase(Field);
+    return Result;
+  }
+
+  const FieldDefs &defsOf(const FieldDecl *Field) {
+    auto It = FieldCache.find(Field);
+    if (It != FieldCache.end())
+      return It->second;
+    FieldDefs Defs;
+    if (const Expr *Init = Field->getInClassInitializer())
+      Defs.Values.push_back(Init);
+    auto Ref = memberExpr(member(equalsNode(Field)));
+    auto Matcher = stmt(anyOf(
+        cxxOperatorCallExpr(hasOverloadedOperatorName("="), hasArgument(0, ignoringParenImpCasts(Ref)))
+            .bind("assign"),
+        cxxMemberCallExpr(on(ignoringParenImpCasts(Ref)),
+                          callee(cxxMethodDecl(hasAnyName("requires_grad_", "set_requires_grad"))))
+            .bind("mark")));
+    forEachUserDecl(Ctx, [&](Decl *D) {
+      for (const BoundNodes &B : match(decl(forEachDescendant(Matcher)), *D, Ctx)) {
+        if (const auto *Assign = B.getNodeAs<CXXOperatorCallExpr>("assign"))
+          Defs.Values.push_back(Assign->getArg(1));
+        else if (const auto *Mark = B.getNodeAs<CXXMemberCallExpr>("mark"))
+          Defs.Marks.push_back(Mark);
+      }
+      for (const BoundNodes &B :
+           match(decl(forEachDescendant(cxxConstructorDecl().bind("ctor"))), *D, Ctx))
+        for (const CXXCtorInitializer *Init : B.getNodeAs<CXXConstructorDecl>("ctor")->inits())
+          if (Init->isWritten() && Init->getMember() == Field)
+            Defs.Values.push_back(Init->getInit());
+    });
+    return FieldCache.try_emplace(Field, std::move(Defs)).first->second;
+  }
+
+  ASTContext &Ctx;
+  const SourceManager &SM;
+  llvm::DenseMap<const FieldDecl *, FieldDefs> &FieldCache;
+  llvm::SmallPtrSet<const VarDecl *, 8> Visiting;
+  llvm::SmallPtrSet<const FieldDecl *, 4> ActiveFields;
+  llvm::SmallPtrSet<const FunctionDecl *, 4> Active;
+};
+
+} // namespace
+
+std::optional<InplaceOp> AutogradModel::inplaceOp(const Expr *E) {
+  if (!E)
+    return std::nullopt;
+  if (const auto *Call = dyn_cast<CallExpr>(E))
+    if (std::optional<InplaceOp> Op = asInplaceOp(Call))
+      return Op;
+  std::optional<InplaceOp> Op = asDependentInplaceOp(E);
+  // An object of dependent type proven a leaf tensor is an at::Tensor.
+  if (Op && Op->OutOfPlace.empty() && isa<CallExpr>(E) &&
+      recordHasMember(tensorClass(Ctx), StringRef(Op->Spelling).drop_back()))
+    Op->OutOfPlace = StringRef(Op->Spelling).drop_back().str();
+  return Op;
+}
+
+std::optional<LeafFact> AutogradModel::leafAt(const Expr *E, const Stmt *At) {
+  return E && At ? LeafResolver(Ctx, P->Fields).tensor(E, At) : std::nullopt;
+}
+
+} // namespace torchtidy
