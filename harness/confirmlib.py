@@ -8,7 +8,8 @@ no shared code. A rule file defines:
   judge(bad, fixed, device) -> (ok, measures, summary)
             ok is True (confirmed), False (not confirmed) or None when the device cannot show
             the effect (reported as "not measurable here", never as passed; the summary says
-            why); measures is {"bad": {...}, "fixed": {...}}, the numbers behind the verdict.
+            why); measures is {"bad": {...}, "fixed": {...}}, the numbers behind the verdict
+            (each(bad, fixed, measure) builds it).
   CHART     (sample key, axis label[, unit]): the per-iteration quantity drawn bad vs fixed,
             or a function chart(bad, fixed, device) -> Chart for a quantity derived otherwise.
   CUDA_CHART  optional, the same for --device cuda when the GPU shows the effect better.
@@ -35,6 +36,11 @@ def per_iteration_growth(values):
 
 def median(values):
     return statistics.median(values) if values else 0
+
+
+def each(bad, fixed, measure):
+    """{"bad": measure(bad), "fixed": measure(fixed)}: the measures of a pair."""
+    return {"bad": measure(bad), "fixed": measure(fixed)}
 
 
 def series_chart(spec, bad, fixed):

@@ -46,7 +46,9 @@ def line_chart(title, chart, endings):
     the last point of a run that stopped early (the error it threw), or None."""
     lines = {"bad": chart.bad, "fixed": chart.fixed}
     values = [v for points in lines.values() for v in points]
-    y_ticks = axis(min(values + [0]), max(values + [0]), chart.unit)
+    low, high = min(values + [0]), max(values + [0])
+    # Headroom, so that a line at the maximum does not run along the top edge.
+    y_ticks = axis(low, high + (high - low) * 0.05, chart.unit)
     last_x = max(len(points) for points in lines.values()) - 1 if values else 0
     x_ticks = axis(0, max(last_x, 1), "")
     x_ticks = [t for t in x_ticks if t == int(t)]

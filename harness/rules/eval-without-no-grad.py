@@ -1,21 +1,22 @@
 """Confirmed when every bad eval output requires grad, no fixed one does, and a bad batch
 holds more tensor bytes."""
-from confirmlib import median, series
+from confirmlib import each, median, series
 
 MEASURE = "graph + memory per eval batch"
 CHART = ("held_bytes", "tensor bytes held while the batch's output is alive", "B")
 
 
 def judge(bad, fixed, device):
-    measures = {}
-    for name, run in (("bad", bad), ("fixed", fixed)):
-        measures[name] = {
+    def measure(run):
+        return {
             "batches": len(series(run, "requires_grad")),
             "outputs_requiring_grad": sum(series(run, "requires_grad")),
             "output_graph_nodes": median(series(run, "output_graph_nodes")),
             "held_bytes_per_batch": median(series(run, "held_bytes")),
             "peak_bytes_per_batch": median(series(run, "peak_bytes")),
         }
+
+    measures = each(bad, fixed, measure)
     b, f = measures["bad"], measures["fixed"]
     ok = (b["batches"] > 0 and b["outputs_requiring_grad"] == b["batches"] and f["batches"] > 0
           and f["outputs_requiring_grad"] == 0 and b["held_bytes_per_batch"] > f["held_bytes_per_batch"])

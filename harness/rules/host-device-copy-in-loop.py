@@ -1,7 +1,7 @@
 """Confirmed with CUDA when the bad program makes more host-to-device copies and copies more
 bytes per iteration than the fixed one. Not measurable on a CPU: a to(device) to the CPU is a
 no-op, there is nothing to copy."""
-from confirmlib import median, series
+from confirmlib import each, median, series
 
 MEASURE = "host<->device copies"
 CHART = ("to_calls", "to() calls")
@@ -9,14 +9,15 @@ CUDA_CHART = ("host_to_device_copies", "host-to-device copies")
 
 
 def judge(bad, fixed, device):
-    measures = {}
-    for name, run in (("bad", bad), ("fixed", fixed)):
-        measures[name] = {
+    def measure(run):
+        return {
             "to_calls_per_iteration": median(series(run, "to_calls")),
             "host_to_device_copies_per_iteration": median(series(run, "host_to_device_copies")),
             "host_to_device_bytes_per_iteration": median(series(run, "host_to_device_bytes")),
             "syncs_per_iteration": median(series(run, "syncs")),
         }
+
+    measures = each(bad, fixed, measure)
     b, f = measures["bad"], measures["fixed"]
     if not (bad["cuda"] and fixed["cuda"]):
         text = (f"to() calls per iteration: bad {b['to_calls_per_iteration']:g}, fixed "

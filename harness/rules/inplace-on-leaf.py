@@ -1,15 +1,14 @@
 """Confirmed when the bad program stops with "a leaf Variable that requires grad is being
 used in an in-place operation" and the fixed one runs to completion."""
-from confirmlib import Chart
+from confirmlib import Chart, each
 
 MEASURE = "c10::Error thrown"
 LEAF_ERROR = "a leaf Variable that requires grad is being used in an in-place operation"
 
 
 def judge(bad, fixed, device):
-    measures = {name: {"exit_code": run["exit_code"], "error": run["error"],
-                       "iterations": len(run["iterations"])}
-                for name, run in (("bad", bad), ("fixed", fixed))}
+    measures = each(bad, fixed, lambda run: {"exit_code": run["exit_code"], "error": run["error"],
+                                             "iterations": len(run["iterations"])})
     b, f = measures["bad"], measures["fixed"]
     ok = (b["exit_code"] != 0 and LEAF_ERROR in (b["error"] or "")
           and f["exit_code"] == 0 and f["error"] is None and f["iterations"] > 0)

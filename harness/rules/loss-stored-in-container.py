@@ -1,6 +1,6 @@
 """Confirmed when the bad program's kept tensors reach at least one more autograd node per
 iteration and the fixed program's none."""
-from confirmlib import per_iteration_growth, series
+from confirmlib import each, per_iteration_growth, series
 
 MEASURE = "kept autograd graph"
 CHART = ("kept_graph_nodes", "autograd graph nodes kept alive")
@@ -8,15 +8,16 @@ CUDA_CHART = ("live_bytes", "tensor bytes alive, CPU + GPU", "B")
 
 
 def judge(bad, fixed, device):
-    measures = {}
-    for name, run in (("bad", bad), ("fixed", fixed)):
+    def measure(run):
         nodes, live = series(run, "kept_graph_nodes"), series(run, "live_bytes")
-        measures[name] = {
+        return {
             "iterations": len(run["iterations"]),
             "kept_graph_nodes_last": nodes[-1] if nodes else None,
             "graph_nodes_per_iteration": per_iteration_growth(nodes),
             "live_bytes_per_iteration": per_iteration_growth(live),
         }
+
+    measures = each(bad, fixed, measure)
     b, f = measures["bad"], measures["fixed"]
     ok = b["graph_nodes_per_iteration"] >= 1 and f["kept_graph_nodes_last"] == 0
     text = (f"bad: +{b['graph_nodes_per_iteration']:g} autograd nodes and +{b['live_bytes_per_iteration']:g} B "
