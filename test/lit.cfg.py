@@ -6,14 +6,20 @@ import lit.formats
 config.name = "torchtidy-" + lit_config.params.get("mode", "plugin")
 config.test_format = lit.formats.ShTest(execute_external=False)
 config.suffixes = [".cpp", ".test"]
-# utils/ holds the GoogleTest unit tests (CTest "vocabulary"), not lit tests.
-config.excludes = ["Inputs", "torch_pch.h", "utils"]
+# utils/ holds the GoogleTest unit tests (CTest "vocabulary"), fuzz/ the libFuzzer target
+# (CTest "fuzz-readers"), not lit tests.
+config.excludes = ["Inputs", "torch_pch.h", "utils", "fuzz"]
 config.test_source_root = os.path.dirname(__file__)
 
 mode = lit_config.params.get("mode", "plugin")
 # --param driver=<path> runs the tests against another build of the driver (the ASan/UBSan
 # one, or an older binary to see a regression test fail).
 config.driver_path = lit_config.params.get("driver", config.driver_path)
+# A second run next to the usual one (CTest -j) needs its own %t directories.
+config.test_exec_root = lit_config.params.get("exec_root", config.test_exec_root)
+for sanitizer_options in ("ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS"):
+    if sanitizer_options in os.environ:
+        config.environment[sanitizer_options] = os.environ[sanitizer_options]
 if mode == "driver":
     # clang-tidy exits 0 on findings, the driver 1 (CI gating); lit runs pipes with
     # pipefail, so check tests ask the driver for clang-tidy's status.
