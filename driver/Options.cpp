@@ -86,6 +86,18 @@ cl::opt<unsigned> FindingsExitCode("findings-exit-code",
                                    cl::desc("exit status when findings are reported (default 1; "
                                             "0 mimics clang-tidy)"),
                                    cl::init(1), cl::cat(Category));
+cl::opt<std::string> CacheDir("cache-dir",
+                              cl::desc("cache of results and preambles (default: "
+                                       "$XDG_CACHE_HOME/torchtidy or ~/.cache/torchtidy)"),
+                              cl::value_desc("dir"), cl::cat(Category));
+cl::opt<bool> NoCache("no-cache", cl::desc("neither read nor write the cache"), cl::cat(Category));
+cl::opt<std::string> CacheMaxSize("cache-max-size",
+                                  cl::desc("bound of the cache; least recently used entries go "
+                                           "first (default 2G)"),
+                                  cl::value_desc("size"), cl::init("2G"), cl::cat(Category));
+cl::opt<bool> CacheStats("cache-stats",
+                         cl::desc("print the cache's hits, misses and stores on stderr"),
+                         cl::cat(Category));
 cl::opt<std::string> WorkerJob("worker", cl::desc("internal: analyze the job in this file"),
                                cl::Hidden, cl::cat(Category));
 

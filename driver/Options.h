@@ -45,6 +45,10 @@ extern llvm::cl::list<std::string> Exclude;
 extern llvm::cl::opt<std::string> SourceRoot;
 extern llvm::cl::opt<std::string> AutomationId;
 extern llvm::cl::opt<unsigned> FindingsExitCode;
+extern llvm::cl::opt<std::string> CacheDir;
+extern llvm::cl::opt<bool> NoCache;
+extern llvm::cl::opt<std::string> CacheMaxSize;
+extern llvm::cl::opt<bool> CacheStats;
 extern llvm::cl::opt<std::string> WorkerJob;
 
 /// The checks that run when neither --checks nor a configuration enables a torch check.

@@ -61,6 +61,8 @@ struct JobResult {
   std::string Problem; // why the TU could not be analyzed
   std::string DowngradedStd; // the -std the compile command asked for, when replaced
   std::vector<Finding> Findings;
+  /// Every file the analysis read (absolute): what the result cache validates.
+  std::vector<std::string> Inputs;
 };
 
 bool isCompilerError(const Finding &F);
@@ -76,7 +78,7 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Message, Text, FilePath, Offset,
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Finding, Check, Level, Primary, Notes,
                                                 BuildDirectory, WarningAsError, Aliases)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(JobResult, File, Header, Analyzed, Problem,
-                                                DowngradedStd, Findings)
+                                                DowngradedStd, Findings, Inputs)
 
 } // namespace torchtidy::driver
 

@@ -320,6 +320,12 @@ int runWorker(const Job &J, StringRef OutPath) {
     Result.Findings.push_back(std::move(F));
   }
   Result.Analyzed = ToolStatus == 0 && Result.Problem.empty();
+  SmallVector<const FileEntry *> Read;
+  Tool.getFiles().GetUniqueIDMapping(Read);
+  StringRef BuildDir = J.Commands.empty() ? StringRef() : StringRef(J.Commands.front().Directory);
+  for (const FileEntry *FE : Read)
+    if (FE)
+      Result.Inputs.push_back(Positions.absolute(FE->getName(), BuildDir));
   if (!Result.Analyzed && Result.Problem.empty())
     Result.Problem = "the compiler could not process it";
 

@@ -1,6 +1,7 @@
 // torchtidy: the standalone front end. The coordinator plans the jobs, runs each
 // translation unit in a worker process (this binary with --worker), and renders one
 // report from their results; a crashing or failing TU never loses the others' findings.
+#include "Cache.h"
 #include "Emit.h"
 #include "Inputs.h"
 #include "Interrupt.h"
@@ -23,6 +24,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <atomic>
+#include <chrono>
 #include <mutex>
 #include <optional>
 #include <set>
@@ -61,10 +63,11 @@ struct WorkerOutcome {
   bool Internal = false;
 };
 
-/// Runs every job in a worker process, at most \p Parallel at a time; results come back
-/// in job order whatever order the workers finish in.
+/// Runs every job in a worker process, at most \p Parallel at a time, unless \p Cache
+/// replays its result; results come back in job order whatever order the workers finish in.
 std::vector<WorkerOutcome> runJobs(const std::vector<Job> &Jobs, StringRef Self,
-                                   ArrayRef<const char *> OriginalArgs, unsigned Parallel) {
+                                   ArrayRef<const char *> OriginalArgs, unsigned Parallel,
+                                   ResultCache *Cache) {
   std::vector<WorkerOutcome> Outcomes(Jobs.size());
   SmallString<128> TmpDir;
   if (std::error_code EC = sys::fs::createUniqueDirectory("torchtidy", TmpDir)) {
@@ -81,8 +84,25 @@ std::vector<WorkerOutcome> runJobs(const std::vector<Job> &Jobs, StringRef Self,
   std::mutex ProgressMutex;
   size_t Done = 0;
 
+  auto ReportProgress = [&](size_t I) {
+    if (!Progress)
+      return;
+    std::lock_guard<std::mutex> Lock(ProgressMutex);
+    ++Done;
+    errs() << "\r\033[K[" << Done << "/" << Jobs.size() << "] "
+           << sys::path::filename(Jobs[I].Header.empty() ? Jobs[I].File : Jobs[I].Header);
+  };
+
   auto RunOne = [&](size_t I, unsigned Slot) {
     WorkerOutcome &Out = Outcomes[I];
+    std::string Key = Cache ? Cache->key(Jobs[I]) : "";
+    if (Cache)
+      if (std::optional<JobResult> Hit = Cache->lookup(Key)) {
+        Out.Result = std::move(*Hit);
+        ReportProgress(I);
+        return;
+      }
+    auto Started = std::chrono::system_clock::now();
     Out.Result.File = Jobs[I].File;
     Out.Result.Header = Jobs[I].Header;
     std::string Base = (TmpDir + "/" + Twine(I)).str();
@@ -142,12 +162,9 @@ std::vector<WorkerOutcome> runJobs(const std::vector<Job> &Jobs, StringRef Self,
     }
     for (const std::string &P : {JobPath, ResultPath, LogPath})
       sys::fs::remove(P);
-    if (Progress) {
-      std::lock_guard<std::mutex> Lock(ProgressMutex);
-      ++Done;
-      errs() << "\r\033[K[" << Done << "/" << Jobs.size() << "] "
-             << sys::path::filename(Jobs[I].Header.empty() ? Jobs[I].File : Jobs[I].Header);
-    }
+    if (Cache && !Out.Internal)
+      Cache->store(Key, Out.Result, Started);
+    ReportProgress(I);
   };
 
   std::vector<std::thread> Threads;
@@ -324,6 +341,10 @@ int main(int argc, const char **argv) {
       error(toString(Out->takeError()));
       return ExitBadInput;
     }
+  if (Expected<uint64_t> Size = parseCacheSize(CacheMaxSize); !Size) {
+    error(toString(Size.takeError()));
+    return ExitBadInput;
+  }
   handleInterrupts(Parallel);
 
   Expected<Plan> P = planJobs(std::move(FixedDB));
@@ -341,7 +362,14 @@ int main(int argc, const char **argv) {
     errs() << "torchtidy: no changed C/C++ files to analyze\n";
 
   std::string Self = sys::fs::getMainExecutable(argv[0], (void *)&runWorkerFromFile);
-  std::vector<WorkerOutcome> Outcomes = runJobs(P->Jobs, Self, OriginalArgs, Parallel);
+  std::unique_ptr<ResultCache> Cache = ResultCache::open();
+  std::vector<WorkerOutcome> Outcomes = runJobs(P->Jobs, Self, OriginalArgs, Parallel, Cache.get());
+  if (Cache) {
+    Cache->trim();
+    if (CacheStats)
+      errs() << "torchtidy: cache: " << Cache->Hits << " hit(s), " << Cache->Misses
+             << " miss(es), " << Cache->Stored << " stored\n";
+  }
 
   bool Internal = false;
   std::string DowngradeWarnedFor;

@@ -1,6 +1,7 @@
 # lit configuration. Every test runs twice: through stock clang-tidy-16 with the plugin
 # (--param mode=plugin) and through the torchtidy driver (--param mode=driver).
 import os
+import shutil
 import lit.formats
 
 config.name = "torchtidy-" + lit_config.params.get("mode", "plugin")
@@ -48,3 +49,9 @@ config.substitutions.append(("%filecheck",
 
 config.environment["PATH"] = os.pathsep.join(
     [config.llvm_tools_dir, config.environment.get("PATH", "")])
+
+# The driver's cache: a fresh directory for every lit run (one per mode: CTest runs both
+# modes at once), never the user's own ~/.cache/torchtidy.
+cache_home = os.path.join(config.test_exec_root, "xdg-cache-" + mode)
+shutil.rmtree(cache_home, ignore_errors=True)
+config.environment["XDG_CACHE_HOME"] = cache_home

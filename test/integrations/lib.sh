@@ -12,6 +12,8 @@ export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1
 export GIT_AUTHOR_NAME=torchtidy-test GIT_AUTHOR_EMAIL=test@example.invalid
 export GIT_COMMITTER_NAME=torchtidy-test GIT_COMMITTER_EMAIL=test@example.invalid
 export PRE_COMMIT_HOME="$tmp/pre-commit-cache"
+# torchtidy's result cache and preambles: never the user's own ~/.cache/torchtidy.
+export XDG_CACHE_HOME="$tmp/cache"
 unset TORCHTIDY
 
 # write_compile_db DIR TORCH_INCLUDE PCH FILE...: a compile_commands.json in DIR for FILEs

@@ -1,0 +1,91 @@
+// The on-disk cache shared by runs, worker processes and parallel CI jobs: results of
+// unchanged translation units (and, see Preamble.h, precompiled preambles). Every write is
+// a temporary file renamed into place, so concurrent writers never expose a partial entry.
+#ifndef TORCHTIDY_DRIVER_CACHE_H
+#define TORCHTIDY_DRIVER_CACHE_H
+
+#include "Job.h"
+
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/Chrono.h"
+#include "llvm/Support/Error.h"
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+
+namespace torchtidy::driver {
+
+/// The cache directory named by --cache-dir, else $XDG_CACHE_HOME/torchtidy, else
+/// ~/.cache/torchtidy; empty with --no-cache.
+std::string cacheDirectory();
+
+/// Parses --cache-max-size ("500M", "2G", "1048576").
+llvm::Expected<uint64_t> parseCacheSize(llvm::StringRef Text);
+
+/// Hex BLAKE3 of \p Data (128 bits: collisions are not a practical concern).
+std::string hashBytes(llvm::StringRef Data);
+
+/// \p J as CBOR: unlike JSON text it carries paths and source lines that are not UTF-8.
+std::string toCbor(const nlohmann::json &J);
+
+/// Writes \p Content to \p Path through a temporary file in the same directory.
+llvm::Error writeAtomically(llvm::StringRef Path, llvm::StringRef Content);
+
+/// Sets the modification time of \p Path to now: trim() removes the least recently used
+/// entries first.
+void markUsed(llvm::StringRef Path);
+
+/// Content hashes of files, memoized within one process; a memo is reused only while the
+/// file's size and modification time are unchanged, so an edit during the run is seen.
+class FileHasher {
+public:
+  /// Nothing when the file cannot be read.
+  std::optional<std::string> hash(llvm::StringRef Path);
+
+private:
+  struct Memo {
+    uint64_t Size;
+    llvm::sys::TimePoint<> Modified;
+    std::string Hash;
+  };
+  std::mutex Lock;
+  llvm::StringMap<Memo> Memos;
+};
+
+/// Replays the JobResult of a translation unit whose tool, configuration, compile command
+/// and every input file (main file, headers, PCHs: what the last analysis read) are
+/// unchanged. Only complete analyses are stored: a TU that did not compile may compile once
+/// a missing header appears, which no recorded input would reveal.
+class ResultCache {
+public:
+  /// Null when the cache is disabled or its directory cannot be created (with a warning).
+  static std::unique_ptr<ResultCache> open();
+
+  /// Everything the result depends on except the contents of the input files.
+  std::string key(const Job &J);
+  std::optional<JobResult> lookup(llvm::StringRef Key);
+  /// Stores \p R unless one of its inputs changed after \p Started (the analysis may
+  /// have seen either version).
+  void store(llvm::StringRef Key, const JobResult &R, llvm::sys::TimePoint<> Started);
+  /// Removes the least recently used entries (results and preambles) until the cache
+  /// fits --cache-max-size.
+  void trim();
+
+  /// Lookups answered, lookups that had to analyze, results stored.
+  std::atomic<unsigned> Hits{0}, Misses{0}, Stored{0};
+
+private:
+  explicit ResultCache(std::string Dir) : Dir(std::move(Dir)) {}
+  std::string entryPath(llvm::StringRef Key) const;
+  std::optional<JobResult> replay(llvm::StringRef Key);
+  std::string Dir;
+  std::string ToolIdentity;
+  FileHasher Hasher;
+};
+
+} // namespace torchtidy::driver
+
+#endif
