@@ -236,6 +236,7 @@ void ResultCache::store(StringRef Key, const JobResult &R, sys::TimePoint<> Star
   }
   JobResult Entry = R;
   Entry.Inputs.clear();
+  Entry.Preamble.clear();
   json E = {{"format", ResultFormat}, {"key", Key}, {"inputs", Inputs}, {"result", Entry}};
   if (Error Err = writeAtomically(entryPath(Key), toCbor(E)))
     notice("cannot store a cache entry: " + toString(std::move(Err)));

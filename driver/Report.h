@@ -63,6 +63,8 @@ struct JobResult {
   std::vector<Finding> Findings;
   /// Every file the analysis read (absolute): what the result cache validates.
   std::vector<std::string> Inputs;
+  /// "built" or "used" when the analysis loaded an automatic preamble (Preamble.h).
+  std::string Preamble;
 };
 
 bool isCompilerError(const Finding &F);
@@ -78,7 +80,7 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Message, Text, FilePath, Offset,
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Finding, Check, Level, Primary, Notes,
                                                 BuildDirectory, WarningAsError, Aliases)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(JobResult, File, Header, Analyzed, Problem,
-                                                DowngradedStd, Findings, Inputs)
+                                                DowngradedStd, Findings, Inputs, Preamble)
 
 } // namespace torchtidy::driver
 

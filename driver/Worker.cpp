@@ -1,7 +1,9 @@
 // The worker side: analyzes one translation unit with the clang-tidy library and the
 // torch checks, restricting AST matching to the user's own top-level declarations.
+#include "Cache.h"
 #include "Job.h"
 #include "Options.h"
+#include "Preamble.h"
 
 #include "clang-tidy/ClangTidy.h"
 #include "clang-tidy/ClangTidyModule.h"
@@ -92,8 +94,12 @@ private:
 
 class TidyActionFactory : public FrontendActionFactory {
 public:
-  TidyActionFactory(ClangTidyContext &Context, IntrusiveRefCntPtr<vfs::OverlayFileSystem> FS)
-      : ConsumerFactory(Context, std::move(FS)) {}
+  TidyActionFactory(ClangTidyContext &Context, IntrusiveRefCntPtr<vfs::OverlayFileSystem> FS,
+                    std::string CacheDir)
+      : ConsumerFactory(Context, std::move(FS)), CacheDir(std::move(CacheDir)) {}
+
+  /// How the preambles of the compile commands run so far were used, and their inputs.
+  PreambleUse Preamble;
 
   std::unique_ptr<FrontendAction> create() override {
     return std::make_unique<Action>(ConsumerFactory);
@@ -104,6 +110,12 @@ public:
                      DiagnosticConsumer *DiagConsumer) override {
     // clang-tidy defines __clang_analyzer__; code guarded by it must look the same here.
     Invocation->getPreprocessorOpts().SetUpStaticAnalyzer = true;
+    if (!SystemHeaders) {
+      // With --system-headers the checks must see the headers' code, not a PCH of it.
+      PreambleUse P = applyPreamble(*Invocation, *Files, PCHContainerOps, CacheDir);
+      Preamble.How = std::max(Preamble.How, P.How);
+      Preamble.Inputs.insert(Preamble.Inputs.end(), P.Inputs.begin(), P.Inputs.end());
+    }
     return FrontendActionFactory::runInvocation(Invocation, Files, PCHContainerOps, DiagConsumer);
   }
 
@@ -121,6 +133,7 @@ private:
   };
 
   ClangTidyASTConsumerFactory ConsumerFactory;
+  std::string CacheDir;
 };
 
 /// LibTorch 1.13's headers do not parse with clang 16 in C++20 mode (libstdc++ 12
@@ -265,6 +278,11 @@ int runWorker(const Job &J, StringRef OutPath) {
   Result.File = J.File;
   Result.Header = J.Header;
 
+  // Absolute now: the tool moves the working directory to each command's directory.
+  SmallString<256> CacheDir(cacheDirectory());
+  if (!CacheDir.empty())
+    sys::fs::make_absolute(CacheDir);
+
   JobCompilationDatabase DB(J.Commands);
   ClangTool Tool(DB, {J.File}, std::make_shared<PCHContainerOperations>(), FS);
   Tool.appendArgumentsAdjuster([&Context](const CommandLineArguments &Args, StringRef File) {
@@ -296,7 +314,7 @@ int runWorker(const Job &J, StringRef OutPath) {
   Context.setDiagnosticsEngine(&DE);
   Tool.setDiagnosticConsumer(&DiagConsumer);
 
-  TidyActionFactory Factory(Context, FS);
+  TidyActionFactory Factory(Context, FS, std::string(CacheDir));
   int ToolStatus = Tool.run(&Factory);
 
   PositionTable Positions;
@@ -326,6 +344,11 @@ int runWorker(const Job &J, StringRef OutPath) {
   for (const FileEntry *FE : Read)
     if (FE)
       Result.Inputs.push_back(Positions.absolute(FE->getName(), BuildDir));
+  Result.Inputs.insert(Result.Inputs.end(), Factory.Preamble.Inputs.begin(),
+                       Factory.Preamble.Inputs.end());
+  Result.Preamble = Factory.Preamble.How == PreambleUse::Built  ? "built"
+                    : Factory.Preamble.How == PreambleUse::Used ? "used"
+                                                                : "";
   if (!Result.Analyzed && Result.Problem.empty())
     Result.Problem = "the compiler could not process it";
 

@@ -366,9 +366,16 @@ int main(int argc, const char **argv) {
   std::vector<WorkerOutcome> Outcomes = runJobs(P->Jobs, Self, OriginalArgs, Parallel, Cache.get());
   if (Cache) {
     Cache->trim();
-    if (CacheStats)
+    if (CacheStats) {
+      unsigned Built = 0, Used = 0;
+      for (const WorkerOutcome &O : Outcomes) {
+        Built += O.Result.Preamble == "built";
+        Used += O.Result.Preamble == "used";
+      }
       errs() << "torchtidy: cache: " << Cache->Hits << " hit(s), " << Cache->Misses
-             << " miss(es), " << Cache->Stored << " stored\n";
+             << " miss(es), " << Cache->Stored << " stored; preambles: " << Built << " built, "
+             << Used << " reused\n";
+    }
   }
 
   bool Internal = false;
