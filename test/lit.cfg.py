@@ -31,14 +31,30 @@ else:
     lit_config.fatal("unknown mode %r (plugin|driver)" % mode)
 config.available_features.add("mode-" + mode)
 
-torch_flags = "-std=c++17 -isystem %s -include-pch %s" % (config.torch_include, config.torch_pch)
+# --param torch=2.6 runs the tests against the LibTorch 2.6 headers from scripts/setup instead of
+# Debian 12's 1.13 (CTest runs the check tests both ways).
+torch = lit_config.params.get("torch", "1.13")
+if torch == "1.13":
+    torch_isystem = "-isystem " + config.torch_include
+    torch_pch = config.torch_pch
+elif torch == "2.6":
+    if not config.torch2_root:
+        lit_config.fatal("LibTorch 2.6 headers not found (TORCHTIDY_TORCH2_ROOT is empty): "
+                         "run scripts/setup, then configure the build again")
+    torch_isystem = "-isystem {0}/usr/include -isystem {0}/usr/include/torch/csrc/api/include".format(
+        config.torch2_root)
+    torch_pch = config.torch2_pch
+else:
+    lit_config.fatal("unknown torch %r (1.13|2.6)" % torch)
+config.name += "-torch" + torch
+torch_flags = "-std=c++17 %s -include-pch %s" % (torch_isystem, torch_pch)
 config.substitutions.append(("%tidy", tidy))
 config.substitutions.append(("%plugin", config.plugin_path))
 config.substitutions.append(("%clang_tidy", config.clang_tidy))
 config.substitutions.append(("%torchtidy", config.driver_path))
 config.substitutions.append(("%torch_flags", torch_flags))
 config.substitutions.append(("%torch_include", config.torch_include))
-config.substitutions.append(("%torch_pch", config.torch_pch))
+config.substitutions.append(("%torch_pch", torch_pch))
 config.substitutions.append(("%clangxx", config.clangxx))
 config.substitutions.append(("%python", config.python))
 config.substitutions.append(("%srcroot", config.project_source_dir))

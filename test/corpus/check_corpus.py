@@ -53,6 +53,9 @@ def main():
     parser.add_argument("--jobs", type=int, default=1)
     args = parser.parse_args()
 
+    if not (pathlib.Path(args.p) / "compile_commands.json").is_file():
+        sys.exit(f"no compile database in {args.p} (for LibTorch 2.6: run scripts/setup, "
+                 "then configure the build again)")
     expected, problems = {}, []
     for manifest in sorted(args.corpus.glob("*/manifest.json")):
         data = json.loads(manifest.read_text())
