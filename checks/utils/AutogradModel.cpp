@@ -14,6 +14,7 @@
 #include "llvm/ADT/StringSwitch.h"
 
 #include <functional>
+#include <limits>
 
 #include <mutex>
 #include <optional>
@@ -121,6 +122,17 @@ const ValueDecl *rootDeclOf(const Expr *E) {
     return nullptr;
   }
   return nullptr;
+}
+
+/// Whether \p S names one of \p Decls (a variable or a field).
+bool refersTo(const Stmt *S, const llvm::SmallPtrSetImpl<const ValueDecl *> &Decls) {
+  if (!S)
+    return false;
+  if (const auto *DRE = dyn_cast<DeclRefExpr>(S); DRE && Decls.contains(DRE->getDecl()))
+    return true;
+  if (const auto *ME = dyn_cast<MemberExpr>(S); ME && Decls.contains(ME->getMemberDecl()))
+    return true;
+  return llvm::any_of(S->children(), [&](const Stmt *C) { return refersTo(C, Decls); });
 }
 
 StmtMatcher eventMatcher(LoopEventKind K) {
@@ -353,6 +365,47 @@ bool AutogradModel::mayRunBefore(const Stmt *A, const Stmt *B) {
   if (PA->first == PB->first && PA->second < PB->second)
     return true;
   return reachable(*O->Graph, PA->first, nullptr).test(PB->first->getBlockID());
+}
+
+bool AutogradModel::mayRunBeforeAvoiding(const Stmt *A, const Stmt *B, ArrayRef<const Stmt *> Avoid) {
+  const FunctionDecl *FD = enclosingFunction(A, Ctx);
+  FunctionOrder *O = FD == enclosingFunction(B, Ctx) ? orderOf(FD, Ctx, P->Orders) : nullptr;
+  auto PA = O ? positionOf(A, *O, Ctx) : std::nullopt;
+  auto PB = O ? positionOf(B, *O, Ctx) : std::nullopt;
+  if (!PA || !PB)
+    return false;
+  llvm::DenseMap<const CFGBlock *, SmallVector<unsigned, 2>> Avoided;
+  for (const Stmt *S : Avoid)
+    if (auto PS = positionOf(S, *O, Ctx))
+      Avoided[PS->first].push_back(PS->second);
+  // No avoided statement in [From, To) of the block.
+  auto Clear = [&](const CFGBlock *Block, unsigned From, unsigned To) {
+    auto It = Avoided.find(Block);
+    return It == Avoided.end() ||
+           llvm::none_of(It->second, [&](unsigned I) { return I >= From && I < To; });
+  };
+  const unsigned End = std::numeric_limits<unsigned>::max();
+  if (PA->first == PB->first && PA->second < PB->second)
+    return Clear(PA->first, PA->second + 1, PB->second);
+  if (!Clear(PA->first, PA->second + 1, End))
+    return false;
+  llvm::BitVector Seen(O->Graph->getNumBlockIDs());
+  SmallVector<const CFGBlock *, 16> Work{PA->first};
+  while (!Work.empty()) {
+    const CFGBlock *Block = Work.pop_back_val();
+    for (const CFGBlock::AdjacentBlock &Succ : Block->succs()) {
+      const CFGBlock *Next = Succ.getReachableBlock();
+      if (!Next || Seen.test(Next->getBlockID()))
+        continue;
+      Seen.set(Next->getBlockID());
+      if (Next == PB->first && Clear(Next, 0, PB->second))
+        return true;
+      // A block holding an avoided statement is entered but never passed through.
+      if (Clear(Next, 0, End))
+        Work.push_back(Next);
+    }
+  }
+  return false;
 }
 
 bool AutogradModel::runsBeforeOnEveryPath(const Stmt *A, const Stmt *B) {
@@ -769,7 +822,9 @@ bool AutogradModel::outlivesIteration(const ValueDecl *Container, const Stmt *Lo
     }
     if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Plain);
         Op && Op->getOperator() == OO_Equal && rootDeclOf(Op->getArg(0)) == Container &&
-        isa<DeclRefExpr>(Op->getArg(0)->IgnoreParenImpCasts()))
+        isa<DeclRefExpr>(Op->getArg(0)->IgnoreParenImpCasts()) &&
+        // `total = total + loss` keeps what it held.
+        !refersTo(Op->getArg(1), llvm::SmallPtrSet<const ValueDecl *, 1>{Container}))
       return false;
   }
   return true;
@@ -825,6 +880,93 @@ bool AutogradModel::reachesBackward(const Expr *Value, const Stmt *From) {
       return true;
   }
   return false;
+}
+
+const ValueDecl *namedDecl(const Expr *E) {
+  E = E->IgnoreParenImpCasts();
+  if (const auto *DRE = dyn_cast<DeclRefExpr>(E))
+    return dyn_cast<VarDecl>(DRE->getDecl());
+  if (const auto *ME = dyn_cast<MemberExpr>(E))
+    return dyn_cast<FieldDecl>(ME->getMemberDecl());
+  return nullptr;
+}
+
+namespace {
+/// A statement from which backward() is reachable through user functions.
+AST_MATCHER_P(Stmt, reachesBackwardCall, AutogradModel *, M) {
+  return M->findReachable(&Node, matchers::backwardCall()) != nullptr;
+}
+
+/// The bodies a gradient use of \p D could be written in.
+llvm::SmallVector<const Stmt *, 4> bodiesUsing(const ValueDecl *D, const FunctionDecl *Fn) {
+  llvm::SmallVector<const FunctionDecl *, 4> Fns{Fn};
+  if (const auto *Owner = dyn_cast_or_null<FunctionDecl>(D->getParentFunctionOrMethod()))
+    Fns.push_back(Owner);
+  if (const auto *FD = dyn_cast<FieldDecl>(D))
+    if (const auto *RD = dyn_cast<CXXRecordDecl>(FD->getParent()))
+      for (const CXXMethodDecl *M : RD->methods())
+        Fns.push_back(M->getDefinition());
+  llvm::SmallVector<const Stmt *, 4> Bodies;
+  for (const FunctionDecl *F : Fns)
+    if (F && F->getBody() && !llvm::is_contained(Bodies, F->getBody()))
+      Bodies.push_back(F->getBody());
+  return Bodies;
+}
+
+bool feedsGradientImpl(AutogradModel &M, const ValueDecl *D, const FunctionDecl *Fn,
+                       const FunctionDecl *WrittenIn, unsigned Depth) {
+  ASTContext &Ctx = M.context();
+  if (const auto *Parm = dyn_cast<ParmVarDecl>(D); Parm && Depth > 0) {
+    unsigned Index = Parm->getFunctionScopeIndex();
+    for (const CallExpr *Call : M.callersOf(Fn)) {
+      const ValueDecl *Passed = Index < Call->getNumArgs() ? namedDecl(Call->getArg(Index)) : nullptr;
+      const FunctionDecl *Caller = enclosingFunction(Call, Ctx);
+      if (!Passed || !Caller || feedsGradientImpl(M, Passed, Caller, WrittenIn, Depth - 1))
+        return true;
+    }
+  }
+  llvm::SmallPtrSet<const ValueDecl *, 4> Tainted{D};
+  auto Bodies = bodiesUsing(D, Fn);
+  auto TensorUse = expr(matchers::isTensorExpr());
+  // Handing the value to the function that writes it is that write, not an escape; a
+  // function that never runs backward() (logging, a probe) cannot backpropagate it.
+  auto Escape = stmt(anyOf(
+      matchers::backwardCall(), returnStmt(hasReturnValue(TensorUse)),
+      callExpr(callee(functionDecl(unless(isExpansionInSystemHeader()),
+                                   unless(equalsNode(WrittenIn->getCanonicalDecl())),
+                                   anyOf(unless(hasBody(stmt())),
+                                         hasBody(stmt(reachesBackwardCall(&M)))))),
+               hasAnyArgument(TensorUse)),
+      cxxMemberCallExpr(callee(cxxMethodDecl(hasAnyName("push_back", "emplace_back", "insert", "emplace", "push"))))));
+  auto Derived = stmt(anyOf(
+      declStmt(has(varDecl(hasType(matchers::tensorType()), hasInitializer(expr().bind("from"))).bind("var"))),
+      cxxOperatorCallExpr(hasOverloadedOperatorName("="), hasArgument(0, TensorUse.bind("to")),
+                          hasArgument(1, expr().bind("from")))));
+  for (unsigned Round = 0; Round < AutogradModel::DefaultDepth; ++Round) {
+    unsigned Before = Tainted.size();
+    for (const Stmt *Body : Bodies) {
+      for (const BoundNodes &B : match(findAll(Escape.bind("use")), *Body, Ctx))
+        if (refersTo(B.getNodeAs<Stmt>("use"), Tainted))
+          return true;
+      // A tensor computed from it (`auto mean = total / n;`) carries the same graph.
+      for (const BoundNodes &B : match(findAll(Derived), *Body, Ctx)) {
+        if (!refersTo(B.getNodeAs<Expr>("from"), Tainted))
+          continue;
+        if (const auto *V = B.getNodeAs<VarDecl>("var"))
+          Tainted.insert(V);
+        else if (const ValueDecl *To = namedDecl(B.getNodeAs<Expr>("to")))
+          Tainted.insert(To);
+      }
+    }
+    if (Tainted.size() == Before)
+      break;
+  }
+  return false;
+}
+} // namespace
+
+bool AutogradModel::feedsGradient(const ValueDecl *D, const FunctionDecl *WrittenIn) {
+  return D && WrittenIn && feedsGradientImpl(*this, D, WrittenIn, WrittenIn, DefaultDepth - 1);
 }
 
 } // namespace torchtidy

@@ -88,6 +88,9 @@ struct LoopFacts {
   bool has(LoopEventKind K) const { return first(K) != nullptr; }
 };
 
+/// The variable or field \p E names directly: `total`, `this->total_`, `stats.loss`.
+const clang::ValueDecl *namedDecl(const clang::Expr *E);
+
 class AutogradModel {
 public:
   /// The one model of \p Ctx, created on first use and destroyed with \p Ctx.
@@ -116,6 +119,9 @@ public:
   // ---- order (the CFG of the enclosing function, built once per function) -----------------
   /// Whether some path runs \p A and then \p B (same function; false otherwise).
   bool mayRunBefore(const clang::Stmt *A, const clang::Stmt *B);
+  /// Whether some path runs \p A and then \p B without running any of \p Avoid in between.
+  bool mayRunBeforeAvoiding(const clang::Stmt *A, const clang::Stmt *B,
+                            llvm::ArrayRef<const clang::Stmt *> Avoid);
   /// Whether every path that reaches \p B runs \p A first (A dominates B).
   bool runsBeforeOnEveryPath(const clang::Stmt *A, const clang::Stmt *B);
 
@@ -162,6 +168,11 @@ public:
   bool outlivesIteration(const clang::ValueDecl *Container, const clang::Stmt *Loop);
   /// The value \p Value (a variable, a container) later feeds a backward() after \p From.
   bool reachesBackward(const clang::Expr *Value, const clang::Stmt *From);
+  /// The tensor variable, field or reference parameter \p D, written in \p WrittenIn, is meant
+  /// to carry gradients: it or a tensor computed from it is backpropagated, returned, handed
+  /// to another user function or stored, in \p WrittenIn, in the function declaring a captured
+  /// local, in the methods of a field's class, or in callers passing a reference parameter.
+  bool feedsGradient(const clang::ValueDecl *D, const clang::FunctionDecl *WrittenIn);
 
 private:
   GradModeFact gradModeIn(const clang::Stmt *S, unsigned Depth);

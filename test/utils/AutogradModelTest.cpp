@@ -107,6 +107,35 @@ template <typename T> void generic(T &model, torch::Tensor x) {
   auto y = model.forward(x);
   y.backward();
 }
+void log_value(torch::Tensor t) { (void)t.item<float>(); }
+void backprop(torch::Tensor t) { t.backward(); }
+void sums(Net &net, torch::Tensor x) {
+  torch::Tensor logged_sum = torch::zeros({});
+  torch::Tensor mean_backpropagated = torch::zeros({});
+  torch::Tensor handed_over = torch::zeros({});
+  torch::Tensor chained = torch::zeros({});
+  for (int i = 0; i < 3; ++i) {
+    chained = chained + net->forward(x).sum();
+    logged_sum += net->forward(x).sum();
+    mean_backpropagated += net->forward(x).sum();
+    handed_over += net->forward(x).sum();
+  }
+  log_value(logged_sum);
+  auto mean = mean_backpropagated / 3;
+  mean.backward();
+  backprop(handed_over);
+}
+torch::Tensor summed_and_returned(Net &net, torch::Tensor x) {
+  torch::Tensor returned_sum = torch::zeros({});
+  returned_sum += net->forward(x).sum();
+  return returned_sum;
+}
+struct Episode {
+  torch::Tensor episode_loss;
+  torch::Tensor logged_loss;
+  void add(torch::Tensor l) { episode_loss += l; logged_loss += l; }
+  void finish() { episode_loss.backward(); }
+};
 )cpp";
 
 class AutogradModelTest : public ::testing::Test {
@@ -297,6 +326,8 @@ TEST_F(AutogradModelTest, OutlivesIteration) {
   EXPECT_TRUE(model().outlivesIteration(var("history"), Train));
   EXPECT_FALSE(model().outlivesIteration(var("per_iteration"), Train));
   EXPECT_FALSE(model().outlivesIteration(var("out"), Train));
+  // Reassigned from itself: what it held is kept.
+  EXPECT_TRUE(model().outlivesIteration(var("chained"), loopIn("sums")));
 }
 
 TEST_F(AutogradModelTest, ReachesBackward) {
@@ -304,6 +335,36 @@ TEST_F(AutogradModelTest, ReachesBackward) {
   EXPECT_FALSE(model().reachesBackward(ref("unused"), declOf("unused")));
   // `out` feeds `loss`, which is backpropagated.
   EXPECT_TRUE(model().reachesBackward(ref("out"), declOf("out")));
+}
+
+TEST_F(AutogradModelTest, MayRunBeforeAvoiding) {
+  const Stmt *Backward = callOf("backward", "train");
+  const Stmt *Step = callOf("step", "train");
+  const Stmt *Push = callOf("push_back", "train"); // history.push_back(loss), after the step
+  ASSERT_TRUE(Backward && Step && Push);
+  EXPECT_TRUE(model().mayRunBeforeAvoiding(Backward, Push, {}));
+  EXPECT_FALSE(model().mayRunBeforeAvoiding(Backward, Push, {Step}));
+  // Around the loop's back edge, the next iteration's backward() is in the way.
+  EXPECT_TRUE(model().mayRunBeforeAvoiding(Push, Step, {}));
+  EXPECT_FALSE(model().mayRunBeforeAvoiding(Push, Step, {Backward}));
+}
+
+TEST_F(AutogradModelTest, FeedsGradient) {
+  EXPECT_FALSE(model().feedsGradient(var("logged_sum"), function("sums")));
+  // Through a tensor computed from it, and through a helper that backpropagates.
+  EXPECT_TRUE(model().feedsGradient(var("mean_backpropagated"), function("sums")));
+  EXPECT_TRUE(model().feedsGradient(var("handed_over"), function("sums")));
+  EXPECT_TRUE(model().feedsGradient(var("returned_sum"), function("summed_and_returned")));
+  auto field = [](StringRef Name) {
+    auto M = match(findAll(fieldDecl(hasName(Name)).bind("f")), ctx());
+    return M.empty() ? nullptr : M.front().getNodeAs<FieldDecl>("f");
+  };
+  auto add = match(findAll(cxxMethodDecl(hasName("add"), isDefinition()).bind("m")), ctx());
+  ASSERT_FALSE(add.empty());
+  const auto *Add = add.front().getNodeAs<FunctionDecl>("m");
+  // Backpropagated in another method of the class.
+  EXPECT_TRUE(model().feedsGradient(field("episode_loss"), Add));
+  EXPECT_FALSE(model().feedsGradient(field("logged_loss"), Add));
 }
 
 } // namespace
