@@ -1,0 +1,88 @@
+#include "ZeroGradBetweenBackwardAndStepCheck.h"
+
+#include "utils/AutogradModel.h"
+
+#include "clang/ASTMatchers/ASTMatchFinder.h"
+
+using namespace clang;
+using namespace clang::ast_matchers;
+using namespace torchtidy::matchers;
+
+namespace torchtidy {
+namespace {
+
+/// The optimizer a `step()` / `zero_grad()` is called on, when it is a named variable or
+/// field (`opt.step()`, `opt->step()`, `this->opt_.step()`); null otherwise.
+const ValueDecl *optimizerOf(const Stmt *S) {
+  const auto *Call = dyn_cast<CXXMemberCallExpr>(S);
+  if (!Call || !Call->getImplicitObjectArgument() ||
+      !isOptimizerType(Call->getImplicitObjectArgument()->getType()))
+    return nullptr;
+  const Expr *Obj = Call->getImplicitObjectArgument()->IgnoreParenImpCasts();
+  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Obj)) // `opt->step()` on a smart pointer
+    Obj = Op->getArg(0);
+  return namedDecl(Obj);
+}
+
+/// The statements of \p Body that run \p M: the call itself, or a call of a user function
+/// or lambda that reaches it.
+llvm::SmallVector<const Stmt *, 4> sitesOf(AutogradModel &M, const Stmt *Body, const StmtMatcher &Event) {
+  llvm::SmallVector<const Stmt *, 4> Sites;
+  for (const BoundNodes &B : match(findAll(callExpr().bind("call")), *Body, M.context())) {
+    const auto *Call = B.getNodeAs<CallExpr>("call");
+    if (!match(Event, *Call, M.context()).empty()) {
+      Sites.push_back(Call);
+      continue;
+    }
+    const FunctionDecl *Callee = M.calledFunction(Call);
+    const FunctionDecl *Def = Callee ? Callee->getDefinition() : nullptr;
+    if (Def && Def->getBody() && !isInSystemHeader(Def) && M.findReachable(Def->getBody(), Event))
+      Sites.push_back(Call);
+  }
+  return Sites;
+}
+} // namespace
+
+void ZeroGradBetweenBackwardAndStepCheck::registerMatchers(MatchFinder *Finder) {
+  Finder->addMatcher(callExpr(unless(isExpansionInSystemHeader()), zeroGradCall()).bind("zero"), this);
+}
+
+void ZeroGradBetweenBackwardAndStepCheck::check(const MatchFinder::MatchResult &Result) {
+  const auto *Zero = Result.Nodes.getNodeAs<CallExpr>("zero");
+  if (Zero->getBeginLoc().isMacroID())
+    return;
+  AutogradModel &M = AutogradModel::get(*Result.Context);
+  const FunctionDecl *Fn = enclosingFunction(Zero, *Result.Context);
+  if (!Fn || !Fn->getBody() || Fn->isDependentContext())
+    return;
+  // Which step()s this zero_grad() can spoil: those of the same optimizer; a module's
+  // zero_grad() clears the parameters of whichever optimizer the function steps, when it
+  // steps only one.
+  const ValueDecl *Zeroed = optimizerOf(Zero);
+  llvm::SmallVector<const Stmt *, 4> Steps;
+  llvm::SmallPtrSet<const ValueDecl *, 2> Stepped;
+  for (const Stmt *Step : sitesOf(M, Fn->getBody(), optimizerStepCall())) {
+    const ValueDecl *Opt = optimizerOf(Step);
+    Stepped.insert(Opt);
+    if (Opt && (!Zeroed || Opt == Zeroed))
+      Steps.push_back(Step);
+  }
+  if (!Zeroed && Stepped.size() != 1)
+    return;
+  auto Backwards = sitesOf(M, Fn->getBody(), backwardCall());
+  for (const Stmt *Backward : Backwards) {
+    for (const Stmt *Step : Steps) {
+      if (Backward == Step || Zero == Step || !M.mayRunBeforeAvoiding(Backward, Zero, Steps) ||
+          !M.mayRunBeforeAvoiding(Zero, Step, Backwards))
+        continue;
+      diag(Zero->getBeginLoc(),
+           "zero_grad() runs after backward() and before step(): the step applies cleared "
+           "gradients; consider zeroing before the forward pass or after step()");
+      diag(Backward->getBeginLoc(), "backward() runs here", DiagnosticIDs::Note);
+      diag(Step->getBeginLoc(), "step() runs here", DiagnosticIDs::Note);
+      return;
+    }
+  }
+}
+
+} // namespace torchtidy
