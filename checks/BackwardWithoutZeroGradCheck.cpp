@@ -50,10 +50,6 @@ bool callsDependentMember(const Expr *E, ArrayRef<StringRef> Names) {
   return Call && llvm::is_contained(Names, dependentMemberName(Call->getCallee()));
 }
 
-AST_MATCHER_P(CallExpr, dependentMemberCall, std::vector<StringRef>, Names) {
-  return callsDependentMember(&Node, Names);
-}
-
 /// `p.grad().zero_()` and friends where `p` has a dependent type.
 AST_MATCHER(CallExpr, isDependentGradClearing) {
   if (!callsDependentMember(&Node, {"zero_", "fill_", "copy_", "reset"}))

@@ -1,10 +1,9 @@
 #include "EvalWithoutNoGradCheck.h"
 
-#include "utils/TorchMatchers.h"
+#include "utils/AutogradModel.h"
 
 #include "clang/AST/ParentMapContext.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
-#include "clang/Analysis/Analyses/ExprMutationAnalyzer.h"
 #include "clang/Lex/Lexer.h"
 
 #include "llvm/ADT/SmallPtrSet.h"
@@ -16,8 +15,6 @@ using namespace torchtidy::matchers;
 
 namespace torchtidy {
 namespace {
-
-using VarSet = llvm::SmallPtrSet<const ValueDecl *, 8>;
 
 bool isParameterFreeBuiltin(const Stmt *Forward);
 AST_MATCHER(Stmt, parameterFreeBuiltin) { return isParameterFreeBuiltin(&Node); }
@@ -39,26 +36,6 @@ bool inLoopBelow(const Stmt *S, const Stmt *Root, ASTContext &Ctx) {
   const Stmt *Child = S;
   for (const Stmt *P = parentStmt(S, Ctx); P && Child != Root; Child = P, P = parentStmt(P, Ctx))
     if (loopBody(P) == Child)
-      return true;
-  return false;
-}
-
-AST_MATCHER_P(CallExpr, dependentMemberCall, std::vector<StringRef>, Names) {
-  return llvm::is_contained(Names, dependentMemberName(Node.getCallee()));
-}
-
-/// `x.add_(y)` and other in-place tensor methods left unresolved in a template.
-AST_MATCHER(CallExpr, dependentInPlaceCall) {
-  return dependentMemberName(Node.getCallee()).endswith("_");
-}
-
-/// `f(x)` with dependent arguments: a call of one of the named free functions.
-AST_MATCHER_P(CallExpr, unresolvedCallOf, std::vector<StringRef>, QualifiedNames) {
-  const auto *Lookup = dyn_cast<UnresolvedLookupExpr>(Node.getCallee()->IgnoreParenImpCasts());
-  if (!Lookup)
-    return false;
-  for (const NamedDecl *D : Lookup->decls())
-    if (llvm::is_contained(QualifiedNames, D->getUnderlyingDecl()->getQualifiedNameAsString()))
       return true;
   return false;
 }
@@ -193,17 +170,6 @@ ForwardSite firstForward(const Stmt *Loop, ASTContext &Ctx) {
   return {};
 }
 
-/// backward(), optimizer step() or torch::autograd::grad(): what needs a recorded graph. In a
-/// template nobody instantiates, calls with dependent parts count by name.
-clang::ast_matchers::internal::Matcher<Stmt> gradientConsumer() {
-  auto Resolved = stmt(anyOf(backwardCall(), optimizerStepCall(),
-                             callExpr(callee(functionDecl(hasName("::torch::autograd::grad"))))));
-  auto ByName = stmt(anyOf(
-      Resolved, callExpr(dependentMemberCall({"backward", "step"})),
-      callExpr(unresolvedCallOf({"torch::autograd::grad", "torch::autograd::backward"}))));
-  return stmt(anyOf(ByName, callExpr(unresolvedCalleeReaches(ByName))));
-}
-
 /// A call into user code whose body this translation unit cannot see, named like a training
 /// step (`train_step(...)`, `trainer.update(loss)`): assume it backpropagates.
 AST_MATCHER(CallExpr, opaqueTrainingCall) {
@@ -215,199 +181,6 @@ AST_MATCHER(CallExpr, opaqueTrainingCall) {
            Name.match(FD->getName());
   // On an object of dependent type (`trainer.update(loss)` in a template) nothing is known.
   return Name.match(dependentMemberName(Node.getCallee()));
-}
-
-/// Tensors, IValues, and containers or tuples of them: values that can keep a graph alive.
-bool canHoldGraph(QualType T, unsigned Depth = 3) {
-  if (T.isNull())
-    return false;
-  T = T.getNonReferenceType().getCanonicalType();
-  if (isTensorType(T))
-    return true;
-  const CXXRecordDecl *RD = T->getAsCXXRecordDecl();
-  if (!RD)
-    return false;
-  if (RD->getQualifiedNameAsString() == "c10::IValue")
-    return true;
-  const auto *Spec = dyn_cast<ClassTemplateSpecializationDecl>(RD);
-  if (!Spec || Depth == 0)
-    return false;
-  for (const TemplateArgument &Arg : Spec->getTemplateArgs().asArray())
-    if (Arg.getKind() == TemplateArgument::Type && canHoldGraph(Arg.getAsType(), Depth - 1))
-      return true;
-  return false;
-}
-
-bool referencesAny(const Stmt *S, const VarSet &Vars, ASTContext &Ctx) {
-  if (!S || Vars.empty())
-    return false;
-  for (const BoundNodes &B : match(findAll(declRefExpr().bind("ref")), *S, Ctx))
-    if (Vars.count(B.getNodeAs<DeclRefExpr>("ref")->getDecl()))
-      return true;
-  return false;
-}
-
-bool contains(SourceRange Outer, SourceLocation Loc, const SourceManager &SM) {
-  return !SM.isBeforeInTranslationUnit(Loc, Outer.getBegin()) &&
-         !SM.isBeforeInTranslationUnit(Outer.getEnd(), Loc);
-}
-
-/// The outermost function (not a lambda) whose body contains \p S.
-const FunctionDecl *outerFunction(const Stmt *S, ASTContext &Ctx) {
-  for (auto Parents = Ctx.getParents(*S); !Parents.empty(); Parents = Ctx.getParents(Parents[0])) {
-    const auto *FD = Parents[0].get<FunctionDecl>();
-    const auto *MD = dyn_cast_or_null<CXXMethodDecl>(FD);
-    if (FD && !(MD && MD->getParent()->isLambda()))
-      return FD;
-  }
-  return enclosingFunction(S, Ctx);
-}
-
-/// How the values the loop writes outside itself could end up in a backward pass.
-struct Flow {
-  bool ReachesGradient = false; ///< a backward/step/grad in this function consumes them
-  bool Escapes = false;         ///< returned, written through a reference parameter or a member
-  bool EscapesToMember = false;
-};
-
-/// A call of a non-const method, or of an in-place tensor method (those are const members).
-clang::ast_matchers::internal::Matcher<CXXMemberCallExpr> writingMethod() {
-  return callee(cxxMethodDecl(anyOf(unless(isConst()), matchesName("_$"))));
-}
-
-/// The definition of a function of user code with a body, or null.
-const FunctionDecl *userDefinition(const FunctionDecl *FD) {
-  const FunctionDecl *Def = FD ? FD->getDefinition() : nullptr;
-  return Def && Def->hasBody() && !isInSystemHeader(Def) ? Def : nullptr;
-}
-
-/// Adds to \p Tainted the graph-holding variables declared outside \p Local (and, for a
-/// callee body, not its own locals or parameters) that \p Scope writes; notes member writes.
-void collectWrittenState(const Stmt *Scope, SourceRange Local, const FunctionDecl *Callee,
-                         VarSet &Tainted, Flow &Result, ASTContext &Ctx) {
-  const SourceManager &SM = Ctx.getSourceManager();
-  ExprMutationAnalyzer Mutations(*Scope, Ctx);
-  for (const BoundNodes &B : match(findAll(declRefExpr().bind("ref")), *Scope, Ctx)) {
-    const auto *VD = dyn_cast<VarDecl>(B.getNodeAs<DeclRefExpr>("ref")->getDecl());
-    if (!VD || Tainted.count(VD) || !canHoldGraph(VD->getType()) ||
-        contains(Local, VD->getLocation(), SM) || (Callee && VD->getDeclContext() == Callee))
-      continue;
-    // In-place tensor methods are const members of at::Tensor: the analyzer misses them,
-    // also on a view of the variable (`outputs.select(0, i).copy_(y)`).
-    auto Ref = declRefExpr(to(varDecl(equalsNode(VD))));
-    bool Written =
-        Mutations.isMutated(VD) ||
-        !match(findAll(stmt(anyOf(cxxMemberCallExpr(callee(cxxMethodDecl(matchesName("_$"))),
-                                                     on(expr(anyOf(Ref, hasDescendant(Ref))))),
-                                  callExpr(dependentInPlaceCall(), callee(expr(hasDescendant(Ref))))))),
-               *Scope, Ctx)
-             .empty();
-    if (Written)
-      Tainted.insert(VD);
-  }
-  // A graph-holding member written in the loop outlives the call.
-  auto MemberWrite = memberExpr(hasObjectExpression(ignoringParenImpCasts(cxxThisExpr()))).bind("m");
-  for (const BoundNodes &B : match(
-           findAll(stmt(anyOf(
-               binaryOperator(isAssignmentOperator(), hasLHS(ignoringParenImpCasts(MemberWrite))),
-               cxxOperatorCallExpr(isAssignmentOperator(), hasArgument(0, ignoringParenImpCasts(MemberWrite))),
-               cxxMemberCallExpr(on(ignoringParenImpCasts(MemberWrite)), writingMethod())))),
-           *Scope, Ctx))
-    if (canHoldGraph(B.getNodeAs<MemberExpr>("m")->getType()))
-      Result.Escapes = Result.EscapesToMember = true;
-}
-
-/// Graph-holding variables declared outside \p Loop that its body writes, followed through
-/// the enclosing function to gradient consumers, returns, out-parameters and members.
-Flow analyzeFlow(const Stmt *Loop, const FunctionDecl *Inner, const FunctionDecl *Outer,
-                 ASTContext &Ctx) {
-  Flow Result;
-  VarSet Tainted;
-  collectWrittenState(loopBody(Loop), Loop->getSourceRange(), nullptr, Tainted, Result, Ctx);
-  // Helpers and lambdas the loop calls may stash outputs in captured or member state
-  // (REINFORCE: log-probs saved per step, backpropagated at the episode's end).
-  llvm::SmallPtrSet<const FunctionDecl *, 8> Visited;
-  llvm::SmallVector<std::pair<const Stmt *, unsigned>, 8> Work{{loopBody(Loop), 2}};
-  while (!Work.empty()) {
-    auto [Scope, Depth] = Work.pop_back_val();
-    for (const BoundNodes &B : match(findAll(callExpr().bind("call")), *Scope, Ctx)) {
-      const FunctionDecl *Def = userDefinition(B.getNodeAs<CallExpr>("call")->getDirectCallee());
-      if (!Def || !Visited.insert(Def).second)
-        continue;
-      collectWrittenState(Def->getBody(), Def->getBody()->getSourceRange(), Def, Tainted, Result, Ctx);
-      if (Depth > 1)
-        Work.push_back({Def->getBody(), Depth - 1});
-    }
-  }
-
-  const Stmt *FnBody = Outer ? Outer->getBody() : nullptr;
-  if (Tainted.empty() || !FnBody)
-    return Result;
-
-  // Whatever is computed from a written variable carries its graph further.
-  auto Target = ignoringParenImpCasts(declRefExpr(to(varDecl().bind("target"))));
-  for (unsigned Round = 0; Round < 8; ++Round) {
-    size_t Before = Tainted.size();
-    for (const BoundNodes &B : match(stmt(forEachDescendant(varDecl(hasInitializer(expr().bind("init"))).bind("var"))), *FnBody, Ctx))
-      if (referencesAny(B.getNodeAs<Expr>("init"), Tainted, Ctx))
-        Tainted.insert(B.getNodeAs<VarDecl>("var"));
-    for (const BoundNodes &B : match(
-             findAll(stmt(anyOf(binaryOperator(isAssignmentOperator(), hasLHS(Target)),
-                                cxxOperatorCallExpr(isAssignmentOperator(), hasArgument(0, Target)),
-                                cxxMemberCallExpr(on(Target), writingMethod())))
-                         .bind("write")),
-             *FnBody, Ctx)) {
-      const auto *Target = B.getNodeAs<VarDecl>("target");
-      if (!Tainted.count(Target) && canHoldGraph(Target->getType()) &&
-          referencesAny(B.getNodeAs<Stmt>("write"), Tainted, Ctx))
-        Tainted.insert(Target);
-    }
-    if (Tainted.size() == Before)
-      break;
-  }
-
-  for (const BoundNodes &B : match(findAll(stmt(gradientConsumer()).bind("use")), *FnBody, Ctx))
-    if (referencesAny(B.getNodeAs<Stmt>("use"), Tainted, Ctx))
-      Result.ReachesGradient = true;
-  for (const BoundNodes &B : match(findAll(callExpr().bind("call")), *FnBody, Ctx)) {
-    const auto *Call = B.getNodeAs<CallExpr>("call");
-    const FunctionDecl *Def = userDefinition(Call->getDirectCallee());
-    if (Def && (referencesAny(Call, Tainted, Ctx) || referencesAny(Def->getBody(), Tainted, Ctx)) &&
-        findReachable(Def->getBody(), gradientConsumer(), Ctx, 2))
-      Result.ReachesGradient = true;
-  }
-
-  const Stmt *InnerBody = Inner && Inner->hasBody() ? Inner->getBody() : FnBody;
-  for (const BoundNodes &B : match(findAll(returnStmt().bind("ret")), *InnerBody, Ctx))
-    if (referencesAny(B.getNodeAs<Stmt>("ret"), Tainted, Ctx))
-      Result.Escapes = true;
-  for (const ValueDecl *VD : Tainted)
-    if (const auto *Param = dyn_cast<ParmVarDecl>(VD))
-      if (Param->getType()->isReferenceType() && !Param->getType().getNonReferenceType().isConstQualified())
-        Result.Escapes = true;
-  return Result;
-}
-
-/// Whether any caller of \p FD (or, for a member write, any method of its class) runs a
-/// backward pass: then the values the loop hands out may feed it.
-bool escapeFeedsGradient(const FunctionDecl *FD, bool ToMember, ASTContext &Ctx,
-                         bool &AnyUserSeen) {
-  AnyUserSeen = false;
-  if (ToMember)
-    if (const auto *MD = dyn_cast<CXXMethodDecl>(FD))
-      for (const CXXMethodDecl *Other : MD->getParent()->methods())
-        if (const FunctionDecl *Def = Other->getDefinition(); Def && Def->hasBody() && Def != FD) {
-          AnyUserSeen = true;
-          if (findReachable(Def->getBody(), gradientConsumer(), Ctx, 2))
-            return true;
-        }
-  for (const CallExpr *Call : callersOf(FD, Ctx)) {
-    AnyUserSeen = true;
-    const FunctionDecl *Caller = outerFunction(Call, Ctx);
-    if (Caller && Caller->hasBody() && findReachable(Caller->getBody(), gradientConsumer(), Ctx, 2))
-      return true;
-  }
-  return false;
 }
 
 /// Autograd turned off another way before \p Loop in its function: GradMode::set_enabled(false),
@@ -462,14 +235,23 @@ const ValueDecl *moduleObject(const Stmt *Call) {
   return nullptr;
 }
 
-/// The last `m.eval()` before \p Loop in its function on the module the forward runs on (any
-/// module when the forward sits in a helper).
+/// The module a helper call hands over (`predict(model, x)`): the one the helper runs.
+const ValueDecl *moduleArgument(const Stmt *Site) {
+  if (const auto *Call = dyn_cast<CallExpr>(Site))
+    for (const Expr *Arg : Call->arguments())
+      if (const auto *Ref = dyn_cast<DeclRefExpr>(Arg->IgnoreParenImpCasts()); Ref && isModuleType(Arg->getType()))
+        return Ref->getDecl();
+  return nullptr;
+}
+
+/// The last `m.eval()` before \p Loop in its function on the module the forward runs on (the
+/// module handed to a helper that runs it; any module when none is).
 const Stmt *evalCallBefore(const Stmt *Loop, const ForwardSite &Fwd, const FunctionDecl *FD,
                            ASTContext &Ctx) {
   if (!FD || !FD->hasBody())
     return nullptr;
   const SourceManager &SM = Ctx.getSourceManager();
-  const ValueDecl *Module = Fwd.Site == Fwd.Forward ? moduleObject(Fwd.Forward) : nullptr;
+  const ValueDecl *Module = Fwd.Site == Fwd.Forward ? moduleObject(Fwd.Forward) : moduleArgument(Fwd.Site);
   const Stmt *Last = nullptr;
   for (const BoundNodes &B : match(findAll(moduleMethodCall({"eval"}).bind("eval")), *FD->getBody(), Ctx)) {
     const auto *Eval = B.getNodeAs<Stmt>("eval");
@@ -538,6 +320,7 @@ void EvalWithoutNoGradCheck::registerMatchers(MatchFinder *Finder) {
 
 void EvalWithoutNoGradCheck::check(const MatchFinder::MatchResult &Result) {
   ASTContext &Ctx = *Result.Context;
+  AutogradModel &Model = AutogradModel::get(Ctx);
   const auto *Loop = Result.Nodes.getNodeAs<Stmt>("loop");
   if (!Loop || Loop->getBeginLoc().isMacroID() || !loopBody(Loop))
     return;
@@ -547,7 +330,7 @@ void EvalWithoutNoGradCheck::check(const MatchFinder::MatchResult &Result) {
   if (!Inner || (Inner->isDependentContext() && !isUninstantiatedPattern(Inner)))
     return;
   // A module's own forward (looping over its layers or time steps) runs in its caller's mode.
-  if (const auto *MD = dyn_cast<CXXMethodDecl>(outerFunction(Loop, Ctx));
+  if (const auto *MD = dyn_cast<CXXMethodDecl>(Model.outermostFunction(Loop));
       MD && MD->getIdentifier() && MD->getName() == "forward" &&
       isSameOrDerivedFrom(MD->getParent(), names::Module))
     return;
@@ -556,7 +339,7 @@ void EvalWithoutNoGradCheck::check(const MatchFinder::MatchResult &Result) {
     return;
   // A loop that backpropagates (or steps, or takes autograd::grad) trains: a frozen sub-network in eval() inside it must still
   // let gradients flow.
-  if (findReachable(loopBody(Loop), stmt(anyOf(gradientConsumer(), callExpr(opaqueTrainingCall()))),
+  if (findReachable(loopBody(Loop), stmt(anyOf(AutogradModel::gradientConsumer(), callExpr(opaqueTrainingCall()))),
                     Ctx))
     return;
   // A loop that inspects or prepares the graph (tests of autograd, input gradients) wants it.
@@ -570,7 +353,7 @@ void EvalWithoutNoGradCheck::check(const MatchFinder::MatchResult &Result) {
     return;
   if (inNoGradScope(Fwd.Forward, Ctx) || (Fwd.Site != Fwd.Forward && inNoGradScope(Fwd.Site, Ctx)))
     return;
-  const FunctionDecl *Outer = outerFunction(Loop, Ctx);
+  const FunctionDecl *Outer = Model.outermostFunction(Loop);
   if (gradOffOtherwise(Loop, Inner, Ctx) || (Outer != Inner && gradOffOtherwise(Loop, Outer, Ctx)))
     return;
   const Stmt *Eval = evalCallBefore(Loop, Fwd, Inner, Ctx);
@@ -579,12 +362,12 @@ void EvalWithoutNoGradCheck::check(const MatchFinder::MatchResult &Result) {
 
   // Outputs accumulated into a loss that is backpropagated after the loop (BPTT, gradient
   // accumulation over a sequence) need the graph.
-  Flow F = analyzeFlow(Loop, Inner, Outer, Ctx);
+  LoopOutputs F = Model.loopOutputs(Loop);
   if (F.ReachesGradient)
     return;
   if (F.Escapes) {
     bool AnyUserSeen = false;
-    if (escapeFeedsGradient(Inner, F.EscapesToMember, Ctx, AnyUserSeen))
+    if (Model.escapeFeedsGradient(Inner, F.EscapesToMember, AnyUserSeen))
       return;
     // With no visible user, values handed out of the loop (an unrolled sequence, a summed
     // loss) may be backpropagated by the caller; after eval() they are predictions.

@@ -91,6 +91,16 @@ struct LoopFacts {
 /// The variable or field \p E names directly: `total`, `this->total_`, `stats.loss`.
 const clang::ValueDecl *namedDecl(const clang::Expr *E);
 
+/// How the values a loop writes outside itself can reach a backward pass.
+struct LoopOutputs {
+  bool ReachesGradient = false; ///< a backward/step/grad later in the function reads them
+  bool Escapes = false;         ///< returned, written through a reference parameter or a member
+  bool EscapesToMember = false;
+};
+
+/// Tensors, IValues, and containers or tuples of them: values that can keep a graph alive.
+bool canHoldGraph(clang::QualType T, unsigned Depth = 3);
+
 class AutogradModel {
 public:
   /// The one model of \p Ctx, created on first use and destroyed with \p Ctx.
@@ -173,6 +183,22 @@ public:
   /// to another user function or stored, in \p WrittenIn, in the function declaring a captured
   /// local, in the methods of a field's class, or in callers passing a reference parameter.
   bool feedsGradient(const clang::ValueDecl *D, const clang::FunctionDecl *WrittenIn);
+
+  /// What the graph-holding values \p Loop writes outside itself can feed, following them
+  /// (flow-sensitively: a later assignment of a new value ends the trail) to gradient
+  /// consumers, returns, out-parameters and members.
+  LoopOutputs loopOutputs(const clang::Stmt *Loop);
+  /// Whether a caller of \p FD (for \p ToMember, another method of its class) runs a gradient
+  /// consumer; \p AnyUserSeen tells whether any was visible.
+  bool escapeFeedsGradient(const clang::FunctionDecl *FD, bool ToMember, bool &AnyUserSeen);
+  /// The value an assignment gives \p V on every path from \p After to \p At (so what \p V held
+  /// after \p After does not reach \p At); null when some path keeps the older value.
+  const clang::Expr *overwriteBetween(const clang::ValueDecl *V, const clang::Stmt *After, const clang::Stmt *At);
+  /// The outermost function (not a lambda) whose body contains \p S.
+  const clang::FunctionDecl *outermostFunction(const clang::Stmt *S);
+  /// backward(), optimizer step() or torch::autograd::grad(): what needs a recorded graph (in a
+  /// template nobody instantiates, also by name).
+  static StmtMatcher gradientConsumer();
 
 private:
   GradModeFact gradModeIn(const clang::Stmt *S, unsigned Depth);

@@ -120,6 +120,15 @@ llvm::StringRef dependentMemberName(const clang::Expr *Callee);
 const clang::Stmt *trainingCallIn(const clang::Stmt *LoopOrBody, clang::ASTContext &Ctx);
 
 namespace matchers {
+/// A call left unresolved in a template that names a member among \p Names (`x.step()`).
+AST_MATCHER_P(clang::CallExpr, dependentMemberCall, std::vector<llvm::StringRef>, Names) {
+  return llvm::is_contained(Names, dependentMemberName(Node.getCallee()));
+}
+/// `x.add_(y)` and other in-place tensor methods left unresolved in a template.
+AST_MATCHER(clang::CallExpr, dependentInPlaceCall) {
+  return dependentMemberName(Node.getCallee()).endswith("_");
+}
+
 /// A call not resolved yet (dependent arguments, in a template never instantiated) one of
 /// whose candidate user functions reaches \p Inner (see findReachable).
 AST_MATCHER_P(clang::CallExpr, unresolvedCalleeReaches,

@@ -720,3 +720,61 @@ void positiveInstantiatedTemplate(Net &model, const Inputs &inputs) {
 void instantiateTemplate(Net &model, const std::vector<torch::Tensor> &xs) {
   positiveInstantiatedTemplate(model, xs);
 }
+
+// ---- the shared autograd model: flow, not names; the note names the module that runs
+
+void positiveEvalLoopBeforeTrainingLoopReusingItsVariables(Net &model, torch::optim::SGD &opt,
+                                                             const torch::Tensor &x, const torch::Tensor &y) {
+  torch::Tensor output, loss;
+  model->eval();
+  float total = 0;
+  for (int i = 0; i < 3; ++i) {
+    output = model->forward(x);
+    // CHECK: :[[@LINE-1]]:14: warning: model forward runs with autograd enabled in an evaluation loop; consider 'torch::NoGradGuard no_grad;' (or c10::InferenceMode) before the loop [torch-eval-without-no-grad]
+    // CHECK: :[[@LINE-3]]:3: note: loop starts here
+    // CHECK: :[[@LINE-6]]:3: note: model put in eval mode here
+    loss = torch::mse_loss(output, y);
+    total += loss.item<float>();
+  }
+  model->train();
+  for (int i = 0; i < 3; ++i) {
+    opt.zero_grad();
+    output = model->forward(x);
+    loss = torch::mse_loss(output, y);
+    loss.backward();
+    opt.step();
+  }
+  std::printf("%f\n", total);
+}
+
+void negativeLoopLossBackpropagatedAfterConditionalScaling(Net &model, const torch::Tensor &x,
+                                                            const torch::Tensor &y, bool scale) {
+  torch::Tensor loss = torch::zeros({});
+  for (int t = 0; t < 3; ++t)
+    loss = loss + torch::mse_loss(model->forward(x), y);
+  if (scale)
+    loss = loss * 0.5;
+  loss.backward();
+}
+
+void negativeLoopLossRescaledThenBackpropagated(Net &model, const torch::Tensor &x, const torch::Tensor &y) {
+  torch::Tensor loss = torch::zeros({});
+  for (int t = 0; t < 3; ++t)
+    loss = loss + torch::mse_loss(model->forward(x), y);
+  loss = loss / 3;
+  loss.backward();
+}
+
+torch::Tensor predictWith(Net &net, const torch::Tensor &x) { return net->forward(x); }
+
+void positiveNoteNamesTheModuleRun(Net &student, Net &teacher, const std::vector<torch::Tensor> &inputs) {
+  student->eval();
+  teacher->eval();
+  std::vector<float> scores;
+  for (const auto &x : inputs)
+    scores.push_back(predictWith(student, x).sum().item<float>());
+  // CHECK: :[[@LINE-1]]:22: warning: model forward runs with autograd enabled in an evaluation loop; consider 'torch::NoGradGuard no_grad;' (or c10::InferenceMode) before the loop [torch-eval-without-no-grad]
+  // CHECK: :[[@LINE-9]]:70: note: the model forward runs here
+  // CHECK: :[[@LINE-4]]:3: note: loop starts here
+  // CHECK: :[[@LINE-8]]:3: note: model put in eval mode here
+}

@@ -1,0 +1,272 @@
+// What the values a loop leaves behind can still feed: the model's loopOutputs, for loops
+// whose results may be backpropagated later (BPTT, accumulated losses, REINFORCE).
+#include "utils/AutogradModel.h"
+
+#include "clang/AST/ParentMapContext.h"
+#include "clang/ASTMatchers/ASTMatchFinder.h"
+#include "clang/Analysis/Analyses/ExprMutationAnalyzer.h"
+
+#include "llvm/ADT/SmallPtrSet.h"
+
+using namespace clang;
+using namespace clang::ast_matchers;
+using namespace torchtidy::matchers;
+
+namespace torchtidy {
+namespace {
+
+using VarSet = llvm::SmallPtrSet<const ValueDecl *, 8>;
+
+/// `f(x)` with dependent arguments: a call of one of the named free functions.
+AST_MATCHER_P(CallExpr, unresolvedCallOf, std::vector<StringRef>, QualifiedNames) {
+  const auto *Lookup = dyn_cast<UnresolvedLookupExpr>(Node.getCallee()->IgnoreParenImpCasts());
+  if (!Lookup)
+    return false;
+  for (const NamedDecl *D : Lookup->decls())
+    if (llvm::is_contained(QualifiedNames, D->getUnderlyingDecl()->getQualifiedNameAsString()))
+      return true;
+  return false;
+}
+
+bool referencesAny(const Stmt *S, const VarSet &Vars, ASTContext &Ctx) {
+  if (!S || Vars.empty())
+    return false;
+  for (const BoundNodes &B : match(findAll(declRefExpr().bind("ref")), *S, Ctx))
+    if (Vars.count(B.getNodeAs<DeclRefExpr>("ref")->getDecl()))
+      return true;
+  return false;
+}
+
+/// Whether \p At reads a variable of \p Vars that may still hold what \p Loop left in it: no
+/// assignment gives it a new value (from no such variable) on every path from the loop to \p At.
+bool readsLoopValue(const Stmt *At, const VarSet &Vars, const Stmt *Loop, AutogradModel &Model,
+                    unsigned Depth = 4) {
+  if (!At || Vars.empty())
+    return false;
+  for (const BoundNodes &B : match(findAll(declRefExpr().bind("ref")), *At, Model.context())) {
+    const ValueDecl *V = B.getNodeAs<DeclRefExpr>("ref")->getDecl();
+    if (!Vars.count(V))
+      continue;
+    const Expr *New = Model.overwriteBetween(V, Loop, At);
+    if (!New || Depth == 0 || readsLoopValue(New, Vars, Loop, Model, Depth - 1))
+      return true;
+  }
+  return false;
+}
+
+bool contains(SourceRange Outer, SourceLocation Loc, const SourceManager &SM) {
+  return !SM.isBeforeInTranslationUnit(Loc, Outer.getBegin()) &&
+         !SM.isBeforeInTranslationUnit(Outer.getEnd(), Loc);
+}
+
+/// A call of a non-const method, or of an in-place tensor method (those are const members).
+clang::ast_matchers::internal::Matcher<CXXMemberCallExpr> writingMethod() {
+  return callee(cxxMethodDecl(anyOf(unless(isConst()), matchesName("_$"))));
+}
+
+/// The definition of a function of user code with a body, or null.
+const FunctionDecl *userDefinition(const FunctionDecl *FD) {
+  const FunctionDecl *Def = FD ? FD->getDefinition() : nullptr;
+  return Def && Def->hasBody() && !isInSystemHeader(Def) ? Def : nullptr;
+}
+
+/// Adds to \p Tainted the graph-holding variables declared outside \p Local (and, for a
+/// callee body, not its own locals or parameters) that \p Scope writes; notes member writes.
+void collectWrittenState(const Stmt *Scope, SourceRange Local, const FunctionDecl *Callee,
+                         VarSet &Tainted, LoopOutputs &Result, ASTContext &Ctx) {
+  const SourceManager &SM = Ctx.getSourceManager();
+  ExprMutationAnalyzer Mutations(*Scope, Ctx);
+  for (const BoundNodes &B : match(findAll(declRefExpr().bind("ref")), *Scope, Ctx)) {
+    const auto *VD = dyn_cast<VarDecl>(B.getNodeAs<DeclRefExpr>("ref")->getDecl());
+    if (!VD || Tainted.count(VD) || !canHoldGraph(VD->getType()) ||
+        contains(Local, VD->getLocation(), SM) || (Callee && VD->getDeclContext() == Callee))
+      continue;
+    // In-place tensor methods are const members of at::Tensor: the analyzer misses them,
+    // also on a view of the variable (`outputs.select(0, i).copy_(y)`).
+    auto Ref = declRefExpr(to(varDecl(equalsNode(VD))));
+    bool Written =
+        Mutations.isMutated(VD) ||
+        !match(findAll(stmt(anyOf(cxxMemberCallExpr(callee(cxxMethodDecl(matchesName("_$"))),
+                                                     on(expr(anyOf(Ref, hasDescendant(Ref))))),
+                                  callExpr(dependentInPlaceCall(), callee(expr(hasDescendant(Ref))))))),
+               *Scope, Ctx)
+             .empty();
+    if (Written)
+      Tainted.insert(VD);
+  }
+  // A graph-holding member written in the loop outlives the call.
+  auto MemberWrite = memberExpr(hasObjectExpression(ignoringParenImpCasts(cxxThisExpr()))).bind("m");
+  for (const BoundNodes &B : match(
+           findAll(stmt(anyOf(
+               binaryOperator(isAssignmentOperator(), hasLHS(ignoringParenImpCasts(MemberWrite))),
+               cxxOperatorCallExpr(isAssignmentOperator(), hasArgument(0, ignoringParenImpCasts(MemberWrite))),
+               cxxMemberCallExpr(on(ignoringParenImpCasts(MemberWrite)), writingMethod())))),
+           *Scope, Ctx))
+    if (canHoldGraph(B.getNodeAs<MemberExpr>("m")->getType()))
+      Result.Escapes = Result.EscapesToMember = true;
+}
+
+/// Graph-holding variables declared outside \p Loop that its body writes, followed through
+/// the enclosing function to gradient consumers, returns, out-parameters and members.
+LoopOutputs analyzeFlow(const Stmt *Loop, const FunctionDecl *Inner, const FunctionDecl *Outer,
+                        AutogradModel &Model) {
+  ASTContext &Ctx = Model.context();
+  LoopOutputs Result;
+  VarSet Tainted;
+  collectWrittenState(loopBody(Loop), Loop->getSourceRange(), nullptr, Tainted, Result, Ctx);
+  // Helpers and lambdas the loop calls may stash outputs in captured or member state
+  // (REINFORCE: log-probs saved per step, backpropagated at the episode's end).
+  llvm::SmallPtrSet<const FunctionDecl *, 8> Visited;
+  llvm::SmallVector<std::pair<const Stmt *, unsigned>, 8> Work{{loopBody(Loop), 2}};
+  while (!Work.empty()) {
+    auto [Scope, Depth] = Work.pop_back_val();
+    for (const BoundNodes &B : match(findAll(callExpr().bind("call")), *Scope, Ctx)) {
+      const FunctionDecl *Def = userDefinition(B.getNodeAs<CallExpr>("call")->getDirectCallee());
+      if (!Def || !Visited.insert(Def).second)
+        continue;
+      collectWrittenState(Def->getBody(), Def->getBody()->getSourceRange(), Def, Tainted, Result, Ctx);
+      if (Depth > 1)
+        Work.push_back({Def->getBody(), Depth - 1});
+    }
+  }
+
+  const Stmt *FnBody = Outer ? Outer->getBody() : nullptr;
+  if (Tainted.empty() || !FnBody)
+    return Result;
+
+  // Whatever is computed from a written variable carries its graph further.
+  auto Target = ignoringParenImpCasts(declRefExpr(to(varDecl().bind("target"))));
+  for (unsigned Round = 0; Round < 8; ++Round) {
+    size_t Before = Tainted.size();
+    for (const BoundNodes &B : match(stmt(forEachDescendant(varDecl(hasInitializer(expr().bind("init"))).bind("var"))), *FnBody, Ctx))
+      if (referencesAny(B.getNodeAs<Expr>("init"), Tainted, Ctx))
+        Tainted.insert(B.getNodeAs<VarDecl>("var"));
+    for (const BoundNodes &B : match(
+             findAll(stmt(anyOf(binaryOperator(isAssignmentOperator(), hasLHS(Target)),
+                                cxxOperatorCallExpr(isAssignmentOperator(), hasArgument(0, Target)),
+                                cxxMemberCallExpr(on(Target), writingMethod())))
+                         .bind("write")),
+             *FnBody, Ctx)) {
+      const auto *Target = B.getNodeAs<VarDecl>("target");
+      if (!Tainted.count(Target) && canHoldGraph(Target->getType()) &&
+          referencesAny(B.getNodeAs<Stmt>("write"), Tainted, Ctx))
+        Tainted.insert(Target);
+    }
+    if (Tainted.size() == Before)
+      break;
+  }
+
+  for (const BoundNodes &B : match(findAll(stmt(AutogradModel::gradientConsumer()).bind("use")), *FnBody, Ctx))
+    if (readsLoopValue(B.getNodeAs<Stmt>("use"), Tainted, Loop, Model))
+      Result.ReachesGradient = true;
+  for (const BoundNodes &B : match(findAll(callExpr().bind("call")), *FnBody, Ctx)) {
+    const auto *Call = B.getNodeAs<CallExpr>("call");
+    const FunctionDecl *Def = userDefinition(Call->getDirectCallee());
+    if (Def && (readsLoopValue(Call, Tainted, Loop, Model) || referencesAny(Def->getBody(), Tainted, Ctx)) &&
+        findReachable(Def->getBody(), AutogradModel::gradientConsumer(), Ctx, 2))
+      Result.ReachesGradient = true;
+  }
+
+  const Stmt *InnerBody = Inner && Inner->hasBody() ? Inner->getBody() : FnBody;
+  for (const BoundNodes &B : match(findAll(returnStmt().bind("ret")), *InnerBody, Ctx))
+    if (referencesAny(B.getNodeAs<Stmt>("ret"), Tainted, Ctx))
+      Result.Escapes = true;
+  for (const ValueDecl *VD : Tainted)
+    if (const auto *Param = dyn_cast<ParmVarDecl>(VD))
+      if (Param->getType()->isReferenceType() && !Param->getType().getNonReferenceType().isConstQualified())
+        Result.Escapes = true;
+  return Result;
+}
+
+} // namespace
+
+/// Tensors, IValues, and containers or tuples of them: values that can keep a graph alive.
+bool canHoldGraph(QualType T, unsigned Depth) {
+  if (T.isNull())
+    return false;
+  T = T.getNonReferenceType().getCanonicalType();
+  if (isTensorType(T))
+    return true;
+  const CXXRecordDecl *RD = T->getAsCXXRecordDecl();
+  if (!RD)
+    return false;
+  if (RD->getQualifiedNameAsString() == "c10::IValue")
+    return true;
+  const auto *Spec = dyn_cast<ClassTemplateSpecializationDecl>(RD);
+  if (!Spec || Depth == 0)
+    return false;
+  for (const TemplateArgument &Arg : Spec->getTemplateArgs().asArray())
+    if (Arg.getKind() == TemplateArgument::Type && canHoldGraph(Arg.getAsType(), Depth - 1))
+      return true;
+  return false;
+}
+
+/// backward(), optimizer step() or torch::autograd::grad(): what needs a recorded graph. In a
+/// template nobody instantiates, calls with dependent parts count by name.
+StmtMatcher AutogradModel::gradientConsumer() {
+  auto Resolved = stmt(anyOf(backwardCall(), optimizerStepCall(),
+                             callExpr(callee(functionDecl(hasName("::torch::autograd::grad"))))));
+  auto ByName = stmt(anyOf(
+      Resolved, callExpr(dependentMemberCall({"backward", "step"})),
+      callExpr(unresolvedCallOf({"torch::autograd::grad", "torch::autograd::backward"}))));
+  return stmt(anyOf(ByName, callExpr(unresolvedCalleeReaches(ByName))));
+}
+
+const FunctionDecl *AutogradModel::outermostFunction(const Stmt *S) {
+  for (auto Parents = Ctx.getParents(*S); !Parents.empty(); Parents = Ctx.getParents(Parents[0])) {
+    const auto *FD = Parents[0].get<FunctionDecl>();
+    const auto *MD = dyn_cast_or_null<CXXMethodDecl>(FD);
+    if (FD && !(MD && MD->getParent()->isLambda()))
+      return FD;
+  }
+  return enclosingFunction(S, Ctx);
+}
+
+LoopOutputs AutogradModel::loopOutputs(const Stmt *Loop) {
+  return analyzeFlow(Loop, enclosingFunction(Loop, Ctx), outermostFunction(Loop), *this);
+}
+
+/// Whether any caller of \p FD (or, for a member write, any method of its class) runs a
+/// backward pass: then the values the loop hands out may feed it.
+bool AutogradModel::escapeFeedsGradient(const FunctionDecl *FD, bool ToMember, bool &AnyUserSeen) {
+  AnyUserSeen = false;
+  if (ToMember)
+    if (const auto *MD = dyn_cast<CXXMethodDecl>(FD))
+      for (const CXXMethodDecl *Other : MD->getParent()->methods())
+        if (const FunctionDecl *Def = Other->getDefinition(); Def && Def->hasBody() && Def != FD) {
+          AnyUserSeen = true;
+          if (torchtidy::findReachable(Def->getBody(), gradientConsumer(), Ctx, 2))
+            return true;
+        }
+  for (const CallExpr *Call : callersOf(FD)) {
+    AnyUserSeen = true;
+    const FunctionDecl *Caller = outermostFunction(Call);
+    if (Caller && Caller->hasBody() && torchtidy::findReachable(Caller->getBody(), gradientConsumer(), Ctx, 2))
+      return true;
+  }
+  return false;
+}
+
+
+const Expr *AutogradModel::overwriteBetween(const ValueDecl *V, const Stmt *After, const Stmt *At) {
+  const FunctionDecl *FD = enclosingFunction(At, Ctx);
+  if (!V || !FD || !FD->hasBody())
+    return nullptr;
+  const SourceManager &SM = Ctx.getSourceManager();
+  auto Ref = ignoringParenImpCasts(declRefExpr(to(valueDecl(equalsNode(V)))));
+  auto Assign = stmt(anyOf(binaryOperator(hasOperatorName("="), hasLHS(Ref), hasRHS(expr().bind("value"))),
+                           cxxOperatorCallExpr(hasOverloadedOperatorName("="), hasArgument(0, Ref),
+                                               hasArgument(1, expr().bind("value")))))
+                    .bind("assign");
+  for (const BoundNodes &B : match(findAll(Assign), *FD->getBody(), Ctx)) {
+    const auto *A = B.getNodeAs<Stmt>("assign");
+    // What the loop itself writes is what is being followed.
+    if (contains(After->getSourceRange(), A->getBeginLoc(), SM))
+      continue;
+    if (runsBeforeOnEveryPath(After, A) && runsBeforeOnEveryPath(A, At))
+      return B.getNodeAs<Expr>("value");
+  }
+  return nullptr;
+}
+
+} // namespace torchtidy
