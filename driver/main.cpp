@@ -317,8 +317,13 @@ int main(int argc, const char **argv) {
     }
     if (ListChecks) {
       outs() << "Enabled checks:";
-      for (const std::string &N : Names)
+      for (const std::string &N : Names) {
         outs() << "\n    " << N;
+        // The set says why a check is on: performance checks only run when named.
+        for (const torchtidy::CheckInfo &C : torchtidy::registeredChecks())
+          if (C.Id == N)
+            outs() << " (" << C.Set << ")";
+      }
       outs() << "\n\n";
       return ExitClean;
     }

@@ -65,6 +65,10 @@ class CountingAllocator final : public c10::Allocator {
 
   int64_t live() const { return live_.load(); }
   int64_t peak() const { return peak_.load(); }
+  // Allocations and their bytes since the last call: scratch tensors made per iteration and
+  // the bytes a growing torch::cat copies.
+  int64_t takeAllocations() const { return allocations_.exchange(0); }
+  int64_t takeAllocatedBytes() const { return allocated_bytes_.exchange(0); }
   void resetPeak() const { peak_.store(live_.load()); }
 
  private:
@@ -78,6 +82,8 @@ class CountingAllocator final : public c10::Allocator {
     c10::DataPtr inner = base_->allocate(n);
     void* data = inner.get();
     auto* allocation = new Allocation{std::move(inner), n, this};
+    ++allocations_;
+    allocated_bytes_ += static_cast<int64_t>(n);
     const int64_t now = live_ += static_cast<int64_t>(n);
     int64_t peak = peak_.load();
     while (now > peak && !peak_.compare_exchange_weak(peak, now)) {
@@ -94,6 +100,8 @@ class CountingAllocator final : public c10::Allocator {
   c10::Allocator* base_;
   mutable std::atomic<int64_t> live_{0};
   mutable std::atomic<int64_t> peak_{0};
+  mutable std::atomic<int64_t> allocations_{0};
+  mutable std::atomic<int64_t> allocated_bytes_{0};
 };
 
 // Cross-device copies seen by the dispatcher (aten::copy_ between two devices) and the
@@ -104,6 +112,9 @@ struct CopyCounters {
   std::atomic<int64_t> host_to_device_bytes{0};
   std::atomic<int64_t> device_to_host{0};
   std::atomic<int64_t> device_to_host_bytes{0};
+  // Ops that make the host wait for a device (item(), data-dependent sizes), counted on
+  // every device: the CPU run shows how often a program would synchronize on a GPU.
+  std::atomic<int64_t> sync_ops{0};
 };
 
 struct Recorder {
@@ -189,6 +200,9 @@ inline std::unique_ptr<at::ObserverContext> enterOp(const at::RecordFunction& fn
   const char* name = fn.name();
   if (op_depth == 0 && std::strcmp(name, "aten::to") == 0) ++copies().to_calls;
   if (std::strcmp(name, "aten::copy_") == 0) countCopy(fn);
+  if (op_depth == 0 && (std::strcmp(name, "aten::item") == 0 || std::strcmp(name, "aten::nonzero") == 0 ||
+                        std::strcmp(name, "aten::masked_select") == 0 || std::strcmp(name, "aten::_local_scalar_dense") == 0))
+    ++copies().sync_ops;
   ++op_depth;
   return nullptr;
 }
@@ -292,6 +306,9 @@ inline void closeSample(Recorder& rec) {
   sample["host_to_device_bytes"] = static_cast<double>(copies().host_to_device_bytes.exchange(0));
   sample["device_to_host_copies"] = static_cast<double>(copies().device_to_host.exchange(0));
   sample["device_to_host_bytes"] = static_cast<double>(copies().device_to_host_bytes.exchange(0));
+  sample["sync_ops"] = static_cast<double>(copies().sync_ops.exchange(0));
+  sample["allocations"] = static_cast<double>(allocator().takeAllocations());
+  sample["allocated_bytes"] = static_cast<double>(allocator().takeAllocatedBytes());
 #ifdef TORCHTIDY_PROBE_CUDA
   sample["syncs"] = static_cast<double>(std::exchange(rec.syncs, 0));
   if (const CudaBytes cuda = cudaBytes(); cuda.used) {
@@ -306,8 +323,10 @@ inline void closeSample(Recorder& rec) {
 // to no iteration.
 inline void discardSetup(Recorder& rec) {
   for (auto* counter : {&copies().to_calls, &copies().host_to_device, &copies().host_to_device_bytes,
-                        &copies().device_to_host, &copies().device_to_host_bytes})
+                        &copies().device_to_host, &copies().device_to_host_bytes, &copies().sync_ops})
     counter->store(0);
+  allocator().takeAllocations();
+  allocator().takeAllocatedBytes();
   rec.syncs = 0;
 }
 

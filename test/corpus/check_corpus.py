@@ -2,7 +2,9 @@
 """Analyzes every corpus program and compares the torch-* findings with its manifest.
 
 A bad program must yield exactly the findings its manifest lists (check and line), a fixed
-program none. Any compiler error in a corpus program fails too: the corpus must stay real,
+program none. Each program is analyzed as a user would: the default set plus the check its
+folder demonstrates (opt-in performance checks fire on most training loops by design, so
+they are only asked of their own programs). Any compiler error in a corpus program fails too: the corpus must stay real,
 compilable LibTorch code.
 """
 import argparse
@@ -14,16 +16,19 @@ import re
 import subprocess
 import sys
 
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "scripts"))
+import registry  # noqa: E402
+
 DIAG = re.compile(r"^(?P<file>.*?):(?P<line>\d+):(?P<col>\d+): (?P<kind>warning|error): "
                   r"(?P<message>.*?) \[(?P<checks>[\w.,-]+)\]$")
 
 
-def analyze(args, program):
+def analyze(args, program, check):
     if args.mode == "plugin":
         cmd = [args.clang_tidy, f"--load={args.plugin}"]
     else:
         cmd = [args.driver]
-    cmd += ["--checks=-*,torch-*", "--quiet", "-p", args.p, str(program)]
+    cmd += [f"--checks={registry.default_glob()},{check}", "--quiet", "-p", args.p, str(program)]
     proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     findings, errors = [], []
     for line in proc.stdout.splitlines():
@@ -56,7 +61,7 @@ def main():
     if not (pathlib.Path(args.p) / "compile_commands.json").is_file():
         sys.exit(f"no compile database in {args.p} (for LibTorch 2.6: run scripts/setup, "
                  "then configure the build again)")
-    expected, problems = {}, []
+    expected, checks, problems = {}, {}, []
     for manifest in sorted(args.corpus.glob("*/manifest.json")):
         data = json.loads(manifest.read_text())
         listed = set(data["programs"])
@@ -68,11 +73,12 @@ def main():
         for name in sorted(listed & present):
             expected[manifest.parent / name] = sorted(
                 (f["check"], f["line"]) for f in data["programs"][name])
+            checks[manifest.parent / name] = data["check"]
     if not expected:
         problems.append(f"no corpus programs found under {args.corpus}")
 
     with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        results = dict(zip(expected, pool.map(lambda p: analyze(args, p), expected)))
+        results = dict(zip(expected, pool.map(lambda p: analyze(args, p, checks[p]), expected)))
 
     for program, want in expected.items():
         got, errors = results[program]

@@ -1,0 +1,287 @@
+// RUN: %tidy --checks='-*,torch-sync-in-hot-loop' %s -- %torch_flags 2>&1 | %filecheck %s
+// RUN: %tidy --checks='-*,torch-sync-in-hot-loop' --config="{CheckOptions: {torch-sync-in-hot-loop.TrainingLoopsOnly: false, torch-sync-in-hot-loop.IgnoreCpuOnly: false}}" %s -- %torch_flags 2>&1 | FileCheck --check-prefix=ALL %s
+#include <torch/torch.h>
+
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+#include <vector>
+
+struct NetImpl : torch::nn::Module {
+  NetImpl() : fc(register_module("fc", torch::nn::Linear(8, 1))) {}
+  torch::Tensor forward(torch::Tensor x) { return fc->forward(x); }
+  torch::nn::Linear fc;
+};
+TORCH_MODULE(Net);
+
+using Batch = torch::data::Example<>;
+
+using Dataset = torch::data::datasets::TensorDataset;
+
+void positiveRangeForItem(Net model, torch::optim::Optimizer &opt, torch::Device device) {
+  auto loader = torch::data::make_data_loader(
+      Dataset(torch::randn({64, 8})).map(torch::data::transforms::Stack<torch::data::TensorExample>()), 16);
+  model->to(device);
+  double total = 0;
+  for (auto &batch : *loader) {
+    auto data = batch.data.to(device);
+    opt.zero_grad();
+    auto loss = model->forward(data).pow(2).mean();
+    loss.backward();
+    opt.step();
+    total += loss.item<double>();
+    // CHECK: :[[@LINE-1]]:19: warning: 'item()' synchronizes the host with the device on every training step; consider doing it every N steps or keeping the value on the device [torch-sync-in-hot-loop]
+    // CHECK: :[[@LINE-8]]:3: note: loop starts here
+  }
+  std::printf("%f\n", total);
+}
+
+template <typename Optimizer>
+void positiveTemplate(Net model, Optimizer &opt, torch::Tensor x) {
+  auto device = torch::Device(torch::kCUDA);
+  for (int i = 0; i < 10; ++i) {
+    model->zero_grad();
+    auto loss = model->forward(x.to(device)).mean();
+    loss.backward();
+    opt.step();
+    std::printf("%f\n", loss.item<float>());
+    // CHECK: :[[@LINE-1]]:30: warning: 'item()' synchronizes the host with the device on every training step; consider doing it every N steps or keeping the value on the device [torch-sync-in-hot-loop]
+    // CHECK: :[[@LINE-7]]:3: note: loop starts here
+  }
+}
+template void positiveTemplate(Net, torch::optim::SGD &, torch::Tensor);
+
+template <typename Model>
+void positiveTemplateNeverInstantiated(Model model, torch::optim::SGD &opt, torch::Tensor x) {
+  model->to(torch::kCUDA);
+  for (int i = 0; i < 10; ++i) {
+    opt.zero_grad();
+    torch::Tensor loss = model->forward(x).mean();
+    loss.backward();
+    opt.step();
+    std::printf("%f\n", loss.item<float>());
+    // CHECK: :[[@LINE-1]]:30: warning: 'item()' synchronizes the host with the device on every training step; consider doing it every N steps or keeping the value on the device [torch-sync-in-hot-loop]
+    // CHECK: :[[@LINE-7]]:3: note: loop starts here
+  }
+}
+
+void positiveWhilePrintAndCpu(Net model, torch::optim::SGD &opt, torch::Device device, torch::Tensor x) {
+  int step = 0;
+  while (step < 100) {
+    opt.zero_grad();
+    auto out = model->forward(x.to(device));
+    auto loss = out.pow(2).mean();
+    loss.backward();
+    opt.step();
+    std::cout << "loss " << loss << "\n";
+    // CHECK: :[[@LINE-1]]:26: warning: printing a tensor synchronizes the host with the device on every training step; consider doing it every N steps or keeping the value on the device [torch-sync-in-hot-loop]
+    // CHECK: :[[@LINE-8]]:3: note: loop starts here
+    auto host = out.detach().cpu();
+    // CHECK: :[[@LINE-1]]:30: warning: 'cpu()' synchronizes the host with the device on every training step; consider doing it every N steps or keeping the value on the device [torch-sync-in-hot-loop]
+    // CHECK: :[[@LINE-11]]:3: note: loop starts here
+    std::vector<float> values(host.data_ptr<float>(), host.data_ptr<float>() + host.numel());
+    ++step;
+  }
+}
+
+void positiveSynchronizeAndNonzero(Net model, torch::optim::Adam &opt, torch::Tensor x) {
+  model->to(torch::kCUDA);
+  for (int i = 0; i < 10; ++i) {
+    auto out = model->forward(x);
+    auto picked = out.nonzero();
+    // CHECK: :[[@LINE-1]]:23: warning: 'nonzero()' synchronizes the host with the device on every training step; consider doing it every N steps or keeping the value on the device [torch-sync-in-hot-loop]
+    // CHECK: :[[@LINE-4]]:3: note: loop starts here
+    auto loss = out.index_select(0, picked.squeeze(1)).sum();
+    opt.zero_grad();
+    loss.backward();
+    opt.step();
+    torch::cuda::synchronize();
+    // CHECK: :[[@LINE-1]]:5: warning: 'torch::cuda::synchronize()' synchronizes the host with the device on every training step; consider doing it every N steps or keeping the value on the device [torch-sync-in-hot-loop]
+    // CHECK: :[[@LINE-11]]:3: note: loop starts here
+  }
+}
+
+void positiveControlFlow(Net model, torch::optim::Adam &opt, torch::Device device, torch::Tensor x, float target_kl) {
+  for (int epoch = 0; epoch < 4; ++epoch) {
+    auto loss = model->forward(x.to(device)).mean();
+    auto approx_kl = loss.detach().abs();
+    float kl = approx_kl.item<float>();
+    // CHECK: :[[@LINE-1]]:26: warning: 'item()' synchronizes the host with the device on every training step and is needed for control flow; consider checking it every N steps [torch-sync-in-hot-loop]
+    // CHECK: :[[@LINE-5]]:3: note: loop starts here
+    if (kl > 1.5f * target_kl)
+      break;
+    opt.zero_grad();
+    loss.backward();
+    AT_ASSERT(!std::isnan(loss.item<float>()));
+    // CHECK: :[[@LINE-1]]:32: warning: 'item()' synchronizes the host with the device on every training step and is needed for control flow; consider checking it every N steps [torch-sync-in-hot-loop]
+    // CHECK: :[[@LINE-12]]:3: note: loop starts here
+    opt.step();
+  }
+}
+
+struct Trainer {
+  Net model;
+  torch::optim::Adam opt{model->parameters(), torch::optim::AdamOptions(1e-3)};
+  torch::Device device{torch::kCUDA};
+  std::vector<float> history;
+
+  float trainStep(const torch::Tensor &x) {
+    opt.zero_grad();
+    auto loss = model->forward(x.to(device)).mean();
+    loss.backward();
+    opt.step();
+    return loss.item<float>();
+    // CHECK: :[[@LINE-1]]:17: warning: 'item()' synchronizes the host with the device on every training step; consider doing it every N steps or keeping the value on the device [torch-sync-in-hot-loop]
+    // CHECK: :[[@LINE+6]]:25: note: called on every training step here
+    // CHECK: :[[@LINE+4]]:5: note: loop starts here
+  }
+
+  void positiveMemberHelper(const std::vector<torch::Tensor> &batches) {
+    for (const auto &x : batches)
+      history.push_back(trainStep(x));
+  }
+};
+
+void positiveLambda(Net model, torch::optim::SGD &opt, torch::Device device, torch::Tensor x) {
+  auto step = [&](int i) {
+    opt.zero_grad();
+    auto loss = model->forward(x.to(device)).sum();
+    loss.backward();
+    opt.step();
+    auto fired = (model->forward(x.to(device)) > 0).nonzero();
+    // CHECK: :[[@LINE-1]]:53: warning: 'nonzero()' synchronizes the host with the device on every training step; consider doing it every N steps or keeping the value on the device [torch-sync-in-hot-loop]
+    // CHECK: :[[@LINE+5]]:5: note: called on every training step here
+    // CHECK: :[[@LINE+3]]:3: note: loop starts here
+    std::printf("%d %ld\n", i, static_cast<long>(fired.size(0)));
+  };
+  for (int i = 0; i < 5; ++i)
+    step(i);
+}
+
+void positiveInvariantFlag(Net model, torch::optim::SGD &opt, torch::Device device, torch::Tensor x, bool verbose) {
+  for (int i = 0; i < 5; ++i) {
+    opt.zero_grad();
+    auto loss = model->forward(x.to(device)).sum();
+    loss.backward();
+    opt.step();
+    if (verbose)
+      std::printf("%f\n", loss.item<float>());
+      // CHECK: :[[@LINE-1]]:32: warning: 'item()' synchronizes the host with the device on every training step; consider doing it every N steps or keeping the value on the device [torch-sync-in-hot-loop]
+      // CHECK: :[[@LINE-8]]:3: note: loop starts here
+  }
+}
+
+// ---- negative cases ---------------------------------------------------------------
+
+void negativeIntervalGuard(Net model, torch::optim::SGD &opt, torch::Device device, torch::Tensor x) {
+  for (int64_t batch_idx = 0; batch_idx < 100; ++batch_idx) {
+    opt.zero_grad();
+    auto loss = model->forward(x.to(device)).sum();
+    loss.backward();
+    opt.step();
+    if (batch_idx % 10 == 0)
+      std::printf("%ld %f\n", static_cast<long>(batch_idx), loss.item<float>());
+  }
+}
+
+void logEvery(int64_t step, const torch::Tensor &loss) {
+  if (step % 50 == 0)
+    std::cout << loss.item<float>() << "\n";
+}
+
+void negativeGuardInHelper(Net model, torch::optim::SGD &opt, torch::Device device, torch::Tensor x) {
+  for (int64_t step = 0; step < 100; ++step) {
+    opt.zero_grad();
+    auto loss = model->forward(x.to(device)).sum();
+    loss.backward();
+    opt.step();
+    logEvery(step, loss);
+  }
+}
+
+void report(const torch::Tensor &loss) { std::cout << loss.item<float>() << "\n"; }
+
+void negativeGuardInCaller(Net model, torch::optim::SGD &opt, torch::Device device, torch::Tensor x) {
+  for (int64_t step = 0; step < 100; ++step) {
+    opt.zero_grad();
+    auto loss = model->forward(x.to(device)).sum();
+    loss.backward();
+    opt.step();
+    if (step % 100 == 99)
+      report(loss);
+  }
+}
+
+void negativeOncePerEpoch(Net model, torch::optim::SGD &opt, torch::Device device, torch::Tensor x) {
+  for (int epoch = 0; epoch < 10; ++epoch) {
+    torch::Tensor last;
+    for (int i = 0; i < 100; ++i) {
+      opt.zero_grad();
+      last = model->forward(x.to(device)).sum();
+      last.backward();
+      opt.step();
+    }
+    std::printf("epoch %d loss %f\n", epoch, last.item<float>());
+  }
+}
+
+void negativeCpuOnly(Net model, torch::optim::SGD &opt, torch::Tensor x) {
+  std::vector<float> losses;
+  for (int i = 0; i < 100; ++i) {
+    opt.zero_grad();
+    auto loss = model->forward(x).sum();
+    loss.backward();
+    opt.step();
+    losses.push_back(loss.item<float>());
+    // ALL: :[[@LINE-1]]:27: warning: 'item()' synchronizes the host with the device on every iteration; consider doing it every N steps or keeping the value on the device [torch-sync-in-hot-loop]
+  }
+}
+
+void negativeEvalLoop(Net model, torch::Device device, const std::vector<torch::Tensor> &xs) {
+  torch::NoGradGuard no_grad;
+  model->eval();
+  int64_t correct = 0;
+  for (const auto &x : xs)
+    correct += model->forward(x.to(device)).argmax(1).eq(0).sum().item<int64_t>();
+    // ALL: :[[@LINE-1]]:67: warning: 'item()' synchronizes the host with the device on every iteration; consider doing it every N steps or keeping the value on the device [torch-sync-in-hot-loop]
+  std::printf("%ld\n", static_cast<long>(correct));
+}
+
+void negativeAfterLoop(Net model, torch::optim::SGD &opt, torch::Device device, torch::Tensor x) {
+  torch::Tensor total = torch::zeros({}, torch::TensorOptions().device(device));
+  for (int i = 0; i < 100; ++i) {
+    opt.zero_grad();
+    auto loss = model->forward(x.to(device)).sum();
+    loss.backward();
+    opt.step();
+    total += loss.detach();
+  }
+  std::printf("%f\n", total.item<float>());
+}
+
+void negativeHostTensors(Net model, torch::optim::SGD &opt, torch::Device device, torch::Tensor x) {
+  for (int i = 0; i < 100; ++i) {
+    opt.zero_grad();
+    auto loss = model->forward(x.to(device)).sum();
+    loss.backward();
+    opt.step();
+    auto lr = torch::full({}, 0.1);
+    double rate = lr.item<double>();
+    (void)rate;
+  }
+}
+
+void positiveNanCheckButRarePrint(Net model, torch::optim::SGD &opt, torch::Device device, torch::Tensor x) {
+  for (int i = 0; i < 100; ++i) {
+    opt.zero_grad();
+    auto loss = model->forward(x.to(device)).sum();
+    if (!std::isfinite(loss.item<float>())) {
+    // CHECK: :[[@LINE-1]]:29: warning: 'item()' synchronizes the host with the device on every training step and is needed for control flow; consider checking it every N steps [torch-sync-in-hot-loop]
+    // CHECK: :[[@LINE-5]]:3: note: loop starts here
+      std::cerr << "non-finite loss " << loss << "\n";
+      continue;
+    }
+    loss.backward();
+    opt.step();
+  }
+}
