@@ -305,7 +305,7 @@ std::optional<FixItHint> guardFix(const Stmt *Loop, const FunctionDecl *FD, ASTC
     After = After || S == Loop;
   }
   if (FD && FD->hasBody() &&
-      !match(stmt(hasDescendant(namedDecl(hasName("no_grad")))), *FD->getBody(), Ctx).empty())
+      !match(stmt(hasDescendant(clang::ast_matchers::namedDecl(hasName("no_grad")))), *FD->getBody(), Ctx).empty())
     return std::nullopt;
   StringRef Line = Lexer::getIndentationForLine(Begin, SM);
   return FixItHint::CreateInsertion(Begin, ("torch::NoGradGuard no_grad;\n" + Line).str());
