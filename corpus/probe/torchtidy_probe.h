@@ -122,20 +122,23 @@ struct Recorder {
   std::string error;
   int64_t baseline_bytes = 0;
   int64_t syncs = 0;
+  // Read once at start-up: the report is written during static destruction, when CUDA and
+  // parts of LibTorch may already be torn down, so that path makes no torch calls.
+  bool cuda = false;
   std::mutex mutex;
 
   ~Recorder();
 };
 
-inline void closeSample(Recorder& rec);
+inline void closeSample(Recorder& rec, bool at_exit = false);
 
 inline Recorder::~Recorder() {
-  closeSample(*this);
+  closeSample(*this, /*at_exit=*/true);
   const char* path = std::getenv("TORCHTIDY_PROBE_OUT");
   if (path == nullptr || *path == '\0') return;
   std::ofstream out(path);
   out << std::setprecision(15);
-  out << "{\"cuda\": " << (torch::cuda::is_available() ? "true" : "false") << ", \"error\": ";
+  out << "{\"cuda\": " << (cuda ? "true" : "false") << ", \"error\": ";
   if (error.empty()) {
     out << "null";
   } else {
@@ -231,7 +234,7 @@ struct CudaBytes {
 
 inline CudaBytes cudaBytes() {
   CudaBytes bytes;
-  if (!torch::cuda::is_available()) return bytes;
+  if (!recorder().cuda) return bytes;
   try {
     const auto stats = c10::cuda::CUDACachingAllocator::getDeviceStats(0);
     constexpr size_t kAggregate = 0;  // StatType::AGGREGATE: all pool kinds together
@@ -279,11 +282,11 @@ inline void resetPeaks() {
 inline bool install() {
   c10::SetCPUAllocator(&allocator(), /*priority=*/100);
   at::addGlobalCallback(at::RecordFunctionCallback(&enterOp, &exitOp).needsInputs(true));
-  recorder();
+  recorder().cuda = torch::cuda::is_available();
 #ifdef TORCHTIDY_PROBE_CUDA
-  static SyncCounter sync_counter;
-  c10::WarningUtils::set_warning_handler(&sync_counter);
-  if (torch::cuda::is_available())
+  // Leaked on purpose, like the allocator: LibTorch may still warn during static destruction.
+  c10::WarningUtils::set_warning_handler(new SyncCounter());
+  if (recorder().cuda)
     c10::cuda::warning_state().set_sync_debug_mode(c10::cuda::SyncDebugMode::L_WARN);
 #endif
   return true;
@@ -297,7 +300,8 @@ inline std::map<std::string, double>& current() {
   return samples.back();
 }
 
-inline void closeSample(Recorder& rec) {
+// At exit the last sample gets no CUDA statistics (see Recorder::cuda).
+inline void closeSample(Recorder& rec, bool at_exit) {
   auto& samples = rec.samples;
   if (samples.empty()) return;
   auto& sample = samples.back();
@@ -311,6 +315,7 @@ inline void closeSample(Recorder& rec) {
   sample["allocated_bytes"] = static_cast<double>(allocator().takeAllocatedBytes());
 #ifdef TORCHTIDY_PROBE_CUDA
   sample["syncs"] = static_cast<double>(std::exchange(rec.syncs, 0));
+  if (at_exit) return;
   if (const CudaBytes cuda = cudaBytes(); cuda.used) {
     sample["cuda_allocated_bytes"] = static_cast<double>(cuda.allocated);
     sample["cuda_reserved_bytes"] = static_cast<double>(cuda.reserved);
