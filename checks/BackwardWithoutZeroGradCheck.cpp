@@ -134,10 +134,7 @@ bool optimizerIsPerIteration(const Stmt *Step, const Stmt *Body, const SourceMan
   const auto *VD = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
   if (!VD || !VD->isLocalVarDecl())
     return false;
-  SourceRange R = Body->getSourceRange();
-  SourceLocation L = VD->getLocation();
-  return !SM.isBeforeInTranslationUnit(L, R.getBegin()) &&
-         !SM.isBeforeInTranslationUnit(R.getEnd(), L);
+  return isWithin(VD->getLocation(), Body->getSourceRange(), SM);
 }
 
 

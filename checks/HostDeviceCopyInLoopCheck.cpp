@@ -69,9 +69,7 @@ Target moveTarget(const CXXMemberCallExpr *Call, ASTContext &Ctx) {
 }
 
 bool declaredInside(const Decl *D, const Stmt *Loop, const SourceManager &SM) {
-  SourceRange R = Loop->getSourceRange();
-  SourceLocation L = D->getLocation();
-  return !SM.isBeforeInTranslationUnit(L, R.getBegin()) && !SM.isBeforeInTranslationUnit(R.getEnd(), L);
+  return isWithin(D->getLocation(), Loop->getSourceRange(), SM);
 }
 
 /// Every variable the expression reads is invariant in \p Loop (literals and constants are).

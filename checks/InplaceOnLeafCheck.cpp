@@ -101,8 +101,7 @@ void InplaceOnLeafCheck::check(const MatchFinder::MatchResult &Result) {
   SourceRange TargetRange = Op->Target->getSourceRange();
   SourceLocation SourceLoc = L->Source->getBeginLoc();
   const SourceManager &SM = Ctx.getSourceManager();
-  bool InsideTarget = !SM.isBeforeInTranslationUnit(SourceLoc, TargetRange.getBegin()) &&
-                      !SM.isBeforeInTranslationUnit(TargetRange.getEnd(), SourceLoc);
+  bool InsideTarget = isWithin(SourceLoc, TargetRange, SM);
   if (!InsideTarget && SourceLoc.isValid())
     diag(SourceLoc, noteText(*L), DiagnosticIDs::Note);
 }

@@ -95,10 +95,7 @@ bool isStatelessSGD(const Expr *Create, ASTContext &Ctx) {
 /// sweep, a cross-validation fold): then so must the optimizer be.
 bool modelRebuiltIn(const Expr *Create, const Stmt *Loop, ASTContext &Ctx) {
   const SourceManager &SM = Ctx.getSourceManager();
-  auto Inside = [&](SourceLocation L) {
-    return !SM.isBeforeInTranslationUnit(L, Loop->getBeginLoc()) &&
-           !SM.isBeforeInTranslationUnit(Loop->getEndLoc(), L);
-  };
+  auto Inside = [&](SourceLocation L) { return isWithin(L, Loop->getSourceRange(), SM); };
   auto ModuleRef = declRefExpr(to(varDecl(hasType(matchers::moduleType())).bind("module")));
   auto Refs = match(findAll(expr(anyOf(ModuleRef, declRefExpr(to(varDecl(hasInitializer(
                                                      hasDescendant(ModuleRef)))))))),

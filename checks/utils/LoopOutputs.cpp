@@ -54,11 +54,6 @@ bool readsLoopValue(const Stmt *At, const VarSet &Vars, const Stmt *Loop, Autogr
   return false;
 }
 
-bool contains(SourceRange Outer, SourceLocation Loc, const SourceManager &SM) {
-  return !SM.isBeforeInTranslationUnit(Loc, Outer.getBegin()) &&
-         !SM.isBeforeInTranslationUnit(Outer.getEnd(), Loc);
-}
-
 /// A call of a non-const method, or of an in-place tensor method (those are const members).
 clang::ast_matchers::internal::Matcher<CXXMemberCallExpr> writingMethod() {
   return callee(cxxMethodDecl(anyOf(unless(isConst()), matchesName("_$"))));
@@ -79,7 +74,7 @@ void collectWrittenState(const Stmt *Scope, SourceRange Local, const FunctionDec
   for (const BoundNodes &B : match(findAll(declRefExpr().bind("ref")), *Scope, Ctx)) {
     const auto *VD = dyn_cast<VarDecl>(B.getNodeAs<DeclRefExpr>("ref")->getDecl());
     if (!VD || Tainted.count(VD) || !canHoldGraph(VD->getType()) ||
-        contains(Local, VD->getLocation(), SM) || (Callee && VD->getDeclContext() == Callee))
+        isWithin(VD->getLocation(), Local, SM) || (Callee && VD->getDeclContext() == Callee))
       continue;
     // In-place tensor methods are const members of at::Tensor: the analyzer misses them,
     // also on a view of the variable (`outputs.select(0, i).copy_(y)`).
@@ -261,7 +256,7 @@ const Expr *AutogradModel::overwriteBetween(const ValueDecl *V, const Stmt *Afte
   for (const BoundNodes &B : match(findAll(Assign), *FD->getBody(), Ctx)) {
     const auto *A = B.getNodeAs<Stmt>("assign");
     // What the loop itself writes is what is being followed.
-    if (contains(After->getSourceRange(), A->getBeginLoc(), SM))
+    if (isWithin(A->getBeginLoc(), After->getSourceRange(), SM))
       continue;
     if (runsBeforeOnEveryPath(After, A) && runsBeforeOnEveryPath(A, At))
       return B.getNodeAs<Expr>("value");

@@ -195,6 +195,11 @@ clang::ast_matchers::internal::BindableMatcher<Stmt> loopStmt() {
 
 } // namespace matchers
 
+bool isWithin(SourceLocation Loc, SourceRange Range, const SourceManager &SM) {
+  return !SM.isBeforeInTranslationUnit(Loc, Range.getBegin()) &&
+         !SM.isBeforeInTranslationUnit(Range.getEnd(), Loc);
+}
+
 const Stmt *loopBody(const Stmt *Loop) {
   if (const auto *F = dyn_cast_or_null<ForStmt>(Loop))
     return F->getBody();

@@ -86,6 +86,8 @@ clang::ast_matchers::internal::BindableMatcher<clang::Stmt> loopStmt();
 /// The innermost loop whose body contains \p S, or null. Looks through lambdas defined in
 /// the loop; stops at the enclosing function.
 const clang::Stmt *enclosingLoop(const clang::Stmt *S, clang::ASTContext &Ctx);
+/// Whether \p Loc lies inside \p Range (both ends included), in translation-unit order.
+bool isWithin(clang::SourceLocation Loc, clang::SourceRange Range, const clang::SourceManager &SM);
 /// The body of a for / range-for / while / do loop.
 const clang::Stmt *loopBody(const clang::Stmt *Loop);
 /// The function (or lambda call operator) whose body contains \p S.
