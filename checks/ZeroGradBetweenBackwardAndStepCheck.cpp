@@ -24,23 +24,6 @@ const ValueDecl *optimizerOf(const Stmt *S) {
   return namedDecl(Obj);
 }
 
-/// The statements of \p Body that run \p M: the call itself, or a call of a user function
-/// or lambda that reaches it.
-llvm::SmallVector<const Stmt *, 4> sitesOf(AutogradModel &M, const Stmt *Body, const StmtMatcher &Event) {
-  llvm::SmallVector<const Stmt *, 4> Sites;
-  for (const BoundNodes &B : match(findAll(callExpr().bind("call")), *Body, M.context())) {
-    const auto *Call = B.getNodeAs<CallExpr>("call");
-    if (!match(Event, *Call, M.context()).empty()) {
-      Sites.push_back(Call);
-      continue;
-    }
-    const FunctionDecl *Callee = M.calledFunction(Call);
-    const FunctionDecl *Def = Callee ? Callee->getDefinition() : nullptr;
-    if (Def && Def->getBody() && !isInSystemHeader(Def) && M.findReachable(Def->getBody(), Event))
-      Sites.push_back(Call);
-  }
-  return Sites;
-}
 } // namespace
 
 void ZeroGradBetweenBackwardAndStepCheck::registerMatchers(MatchFinder *Finder) {
@@ -61,7 +44,7 @@ void ZeroGradBetweenBackwardAndStepCheck::check(const MatchFinder::MatchResult &
   const ValueDecl *Zeroed = optimizerOf(Zero);
   llvm::SmallVector<const Stmt *, 4> Steps;
   llvm::SmallPtrSet<const ValueDecl *, 2> Stepped;
-  for (const Stmt *Step : sitesOf(M, Fn->getBody(), optimizerStepCall())) {
+  for (const Stmt *Step : M.sitesIn(Fn->getBody(), LoopEventKind::Step)) {
     const ValueDecl *Opt = optimizerOf(Step);
     Stepped.insert(Opt);
     if (Opt && (!Zeroed || Opt == Zeroed))
@@ -69,7 +52,7 @@ void ZeroGradBetweenBackwardAndStepCheck::check(const MatchFinder::MatchResult &
   }
   if (!Zeroed && Stepped.size() != 1)
     return;
-  auto Backwards = sitesOf(M, Fn->getBody(), backwardCall());
+  auto Backwards = M.sitesIn(Fn->getBody(), LoopEventKind::Backward);
   for (const Stmt *Backward : Backwards) {
     for (const Stmt *Step : Steps) {
       if (Backward == Step || Zero == Step || !M.mayRunBeforeAvoiding(Backward, Zero, Steps) ||

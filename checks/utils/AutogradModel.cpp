@@ -11,7 +11,6 @@
 #include "llvm/ADT/BitVector.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/SmallVector.h"
-#include "llvm/ADT/StringSwitch.h"
 
 #include <functional>
 #include <limits>
@@ -135,31 +134,35 @@ bool refersTo(const Stmt *S, const llvm::SmallPtrSetImpl<const ValueDecl *> &Dec
   return llvm::any_of(S->children(), [&](const Stmt *C) { return refersTo(C, Decls); });
 }
 
-StmtMatcher eventMatcher(LoopEventKind K) {
-  switch (K) {
-  case LoopEventKind::Forward: return matchers::moduleForwardCall();
-  case LoopEventKind::Backward: return matchers::backwardCall();
-  case LoopEventKind::Step: return matchers::optimizerStepCall();
-  case LoopEventKind::ZeroGrad: return matchers::zeroGradCall();
-  case LoopEventKind::Eval: return matchers::moduleMethodCall({"eval"});
-  case LoopEventKind::Train: return matchers::moduleMethodCall({"train"});
-  }
-  return matchers::backwardCall();
-}
-
 constexpr LoopEventKind AllEvents[] = {LoopEventKind::Forward, LoopEventKind::Backward, LoopEventKind::Step,
                                        LoopEventKind::ZeroGrad, LoopEventKind::Eval, LoopEventKind::Train};
 
-/// In a template nobody instantiates, the event a dependent call names.
-std::optional<LoopEventKind> eventByName(const CallShape &Shape) {
-  if (Shape.Resolved)
-    return std::nullopt;
-  return llvm::StringSwitch<std::optional<LoopEventKind>>(Shape.Name)
-      .Case("backward", LoopEventKind::Backward)
-      .Case("step", LoopEventKind::Step)
-      .Case("zero_grad", LoopEventKind::ZeroGrad)
-      .Case("forward", LoopEventKind::Forward)
-      .Default(std::nullopt);
+/// The parts of a loop that run on every iteration, body first: the range initializer of a
+/// range-for runs once and is left out.
+llvm::SmallVector<const Stmt *, 3> perIterationParts(const Stmt *Loop) {
+  llvm::SmallVector<const Stmt *, 3> Parts{loopBody(Loop) ? loopBody(Loop) : Loop};
+  if (const auto *F = dyn_cast<ForStmt>(Loop)) {
+    Parts.push_back(F->getCond());
+    Parts.push_back(F->getInc());
+  } else if (const auto *W = dyn_cast<WhileStmt>(Loop)) {
+    Parts.push_back(W->getCond());
+  } else if (const auto *D = dyn_cast<DoStmt>(Loop)) {
+    Parts.push_back(D->getCond());
+  }
+  return Parts;
+}
+
+/// The user functions a call may run: its callee (or the lambda held in the local it calls);
+/// for a call left unresolved in a template nobody instantiates, every candidate.
+llvm::SmallVector<const FunctionDecl *, 2> possibleCallees(AutogradModel &M, const CallExpr *Call) {
+  llvm::SmallVector<const FunctionDecl *, 2> Callees;
+  if (const FunctionDecl *FD = M.calledFunction(Call))
+    Callees.push_back(FD);
+  else if (const auto *Lookup = dyn_cast<UnresolvedLookupExpr>(Call->getCallee()->IgnoreParenImpCasts()))
+    for (const NamedDecl *D : Lookup->decls())
+      if (const FunctionDecl *FD = D->getAsFunction())
+        Callees.push_back(FD);
+  return Callees;
 }
 
 } // namespace
@@ -617,36 +620,80 @@ bool AutogradModel::isRequiresGradLeaf(const Expr *E) {
 
 const Stmt *AutogradModel::enclosingLoop(const Stmt *S) { return S ? torchtidy::enclosingLoop(S, Ctx) : nullptr; }
 
+StmtMatcher AutogradModel::event(LoopEventKind K) {
+  using namespace matchers;
+  switch (K) {
+  case LoopEventKind::Forward:
+    return stmt(anyOf(moduleForwardCall(), callExpr(dependentMemberCall({"forward"}))));
+  case LoopEventKind::Backward:
+    return stmt(anyOf(backwardCall(), callExpr(dependentMemberCall({"backward"})),
+                      callExpr(callee(unresolvedLookupExpr(
+                          hasAnyDeclaration(functionDecl(hasName("::torch::autograd::backward"))))))));
+  case LoopEventKind::Step:
+    return stmt(anyOf(optimizerStepCall(), callExpr(dependentMemberCall({"step"}))));
+  case LoopEventKind::ZeroGrad:
+    return gradClearing();
+  case LoopEventKind::Eval:
+    return moduleMethodCall({"eval"});
+  case LoopEventKind::Train:
+    return moduleMethodCall({"train"});
+  }
+  llvm_unreachable("unknown loop event");
+}
+
+llvm::ArrayRef<LoopEvent> AutogradModel::eventsIn(const Stmt *Root) {
+  auto [It, Inserted] = P->Events.try_emplace(Root);
+  if (!Inserted || !Root)
+    return It->second;
+  std::vector<LoopEvent> Events;
+  // Binary operators too: an assignment to a gradient left unresolved in a template clears it.
+  for (const BoundNodes &B : match(findAll(stmt(anyOf(callExpr(), binaryOperator())).bind("s")), *Root, Ctx)) {
+    const auto *S = B.getNodeAs<Stmt>("s");
+    bool Direct = false;
+    for (LoopEventKind K : AllEvents)
+      if (!match(event(K), *S, Ctx).empty()) {
+        Events.push_back({K, S, S, 1});
+        Direct = true;
+      }
+    const auto *Call = dyn_cast<CallExpr>(S);
+    if (Direct || !Call)
+      continue;
+    for (const FunctionDecl *Callee : possibleCallees(*this, Call)) {
+      const FunctionDecl *Def = Callee->getDefinition();
+      if (!Def || !Def->hasBody() || isInSystemHeader(Def))
+        continue;
+      for (LoopEventKind K : AllEvents)
+        if (const Stmt *Inner = torchtidy::findReachable(Def->getBody(), event(K), Ctx, DefaultDepth - 1))
+          Events.push_back({K, Call, Inner, 1});
+    }
+  }
+  // The map may have grown (rehashed) while a helper was followed.
+  return P->Events[Root] = std::move(Events);
+}
+
+llvm::SmallVector<const Stmt *, 4> AutogradModel::sitesIn(const Stmt *Root, LoopEventKind K) {
+  llvm::SmallVector<const Stmt *, 4> Sites;
+  for (const LoopEvent &E : eventsIn(Root))
+    if (E.Kind == K && !llvm::is_contained(Sites, E.Site))
+      Sites.push_back(E.Site);
+  return Sites;
+}
+
 const LoopFacts &AutogradModel::loop(const Stmt *Loop) {
   std::unique_ptr<LoopFacts> &Slot = P->Loops[Loop];
   if (Slot)
     return *Slot;
   Slot = std::make_unique<LoopFacts>();
   LoopFacts &Facts = *Slot;
-  const Stmt *Body = loopBody(Loop) ? loopBody(Loop) : Loop;
-  if (!Body)
-    return Facts;
-  for (const BoundNodes &B : match(findAll(callExpr().bind("call")), *Body, Ctx)) {
-    const auto *Call = B.getNodeAs<CallExpr>("call");
-    bool Direct = false;
-    for (LoopEventKind K : AllEvents)
-      if (!match(eventMatcher(K), *Call, Ctx).empty()) {
-        Facts.Events.push_back({K, Call, Call, everyNth(Call, Loop)});
-        Direct = true;
-      }
-    if (Direct)
+  auto Parts = perIterationParts(Loop);
+  for (const Stmt *Part : Parts) {
+    if (!Part)
       continue;
-    CallShape Shape = callShape(Call);
-    if (std::optional<LoopEventKind> K = eventByName(Shape)) {
-      Facts.Events.push_back({*K, Call, Call, everyNth(Call, Loop)});
-      continue;
+    for (LoopEvent E : eventsIn(Part)) {
+      // A loop's condition and increment run on every iteration.
+      E.Every = Part == Parts.front() ? everyNth(E.Site, Loop) : 1;
+      Facts.Events.push_back(E);
     }
-    const FunctionDecl *Def = Shape.Callee ? Shape.Callee->getDefinition() : nullptr;
-    if (!Def || !Def->hasBody() || isInSystemHeader(Def))
-      continue;
-    for (LoopEventKind K : AllEvents)
-      if (const Stmt *Inner = torchtidy::findReachable(Def->getBody(), eventMatcher(K), Ctx, DefaultDepth - 1))
-        Facts.Events.push_back({K, Call, Inner, everyNth(Call, Loop)});
   }
   if (Facts.has(LoopEventKind::Backward) || Facts.has(LoopEventKind::Step))
     Facts.Kind = LoopKind::Training;

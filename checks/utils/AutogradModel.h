@@ -18,6 +18,7 @@
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 
 #include <memory>
@@ -83,7 +84,7 @@ struct LoopEvent {
 struct LoopFacts {
   LoopKind Kind = LoopKind::Other;
   std::vector<LoopEvent> Events;
-  /// The first event of kind \p K (in source order), or null.
+  /// The first event of kind \p K (the body's first, in source order), or null.
   const LoopEvent *first(LoopEventKind K) const;
   bool has(LoopEventKind K) const { return first(K) != nullptr; }
 };
@@ -161,8 +162,16 @@ public:
   // ---- loops -------------------------------------------------------------------------------
   /// The innermost loop whose body contains \p S (through lambdas defined in it), or null.
   const clang::Stmt *enclosingLoop(const clang::Stmt *S);
-  /// What \p Loop runs each iteration, and so what kind of loop it is.
+  /// What \p Loop runs each iteration (body, condition, increment), and so what kind of loop it is.
   const LoopFacts &loop(const clang::Stmt *Loop);
+  /// The events \p Root runs, in source order, directly or through the user functions and
+  /// lambdas it calls (Site: the statement under \p Root that runs it; Every: 1).
+  llvm::ArrayRef<LoopEvent> eventsIn(const clang::Stmt *Root);
+  /// The statements that are event \p K: resolved calls, or, in a template nobody
+  /// instantiates, calls by name (ZeroGrad: anything that clears gradients, see gradClearing).
+  static StmtMatcher event(LoopEventKind K);
+  /// The statements of \p Root that run event \p K (see eventsIn), each once.
+  llvm::SmallVector<const clang::Stmt *, 4> sitesIn(const clang::Stmt *Root, LoopEventKind K);
   /// The innermost training loop around \p S, in its function or around a caller.
   const clang::Stmt *trainingLoopOf(const clang::Stmt *S);
   /// How often \p S runs per iteration of \p Loop (encoding of LoopEvent::Every).

@@ -189,6 +189,58 @@ clang::ast_matchers::internal::BindableMatcher<Stmt> zeroGradCall() {
   return stmt(anyOf(optimizerMethodCall({"zero_grad"}), moduleMethodCall({"zero_grad"})));
 }
 
+namespace {
+/// `p.grad()` / `p.mutable_grad()`, possibly seen through `.data()` / `.detach()` (which
+/// share the gradient's storage).
+clang::ast_matchers::internal::Matcher<Expr> gradAccess() {
+  auto Grad = tensorMethodCall({"grad", "mutable_grad"});
+  // `.data()` returns a temporary: look through its materialization too.
+  return ignoringImplicit(expr(anyOf(
+      Grad, cxxMemberCallExpr(tensorMethodCall({"data", "detach"}), on(ignoringImplicit(Grad))))));
+}
+
+const Expr *dependentMemberBase(const Expr *Callee) {
+  Callee = Callee->IgnoreParenImpCasts();
+  if (const auto *M = dyn_cast<CXXDependentScopeMemberExpr>(Callee))
+    return M->isImplicitAccess() ? nullptr : M->getBase();
+  if (const auto *M = dyn_cast<UnresolvedMemberExpr>(Callee))
+    return M->isImplicitAccess() ? nullptr : M->getBase();
+  return nullptr;
+}
+
+bool callsDependentMember(const Expr *E, ArrayRef<StringRef> Names) {
+  const auto *Call = dyn_cast_or_null<CallExpr>(E ? E->IgnoreParenImpCasts() : nullptr);
+  return Call && llvm::is_contained(Names, dependentMemberName(Call->getCallee()));
+}
+
+/// `p.grad().zero_()` and friends where `p` has a dependent type.
+AST_MATCHER(CallExpr, isDependentGradClearing) {
+  if (!callsDependentMember(&Node, {"zero_", "fill_", "copy_", "reset"}))
+    return false;
+  const Expr *Grad = dependentMemberBase(Node.getCallee());
+  if (callsDependentMember(Grad, {"data", "detach"}))
+    Grad = dependentMemberBase(cast<CallExpr>(Grad->IgnoreParenImpCasts())->getCallee());
+  return callsDependentMember(Grad, {"grad", "mutable_grad"});
+}
+
+/// `p.mutable_grad() = ...` where `p` has a dependent type.
+AST_MATCHER(BinaryOperator, isDependentGradAssignment) {
+  return Node.getOpcode() == BO_Assign && callsDependentMember(Node.getLHS(), {"grad", "mutable_grad"});
+}
+} // namespace
+
+clang::ast_matchers::internal::BindableMatcher<Stmt> gradClearing() {
+  auto ZeroGradName = matchesName("[Zz]ero_?[Gg]rad");
+  return stmt(anyOf(
+      zeroGradCall(), callExpr(callee(functionDecl(ZeroGradName))),
+      cxxMemberCallExpr(tensorMethodCall({"zero_", "fill_", "copy_", "reset"}), on(gradAccess())),
+      cxxOperatorCallExpr(hasOverloadedOperatorName("="), hasArgument(0, gradAccess())),
+      callExpr(callee(functionDecl(hasAnyName("::at::zero_", "::at::fill_"))), hasArgument(0, gradAccess())),
+      callExpr(dependentMemberCall({"zero_grad"})), callExpr(isDependentGradClearing()),
+      binaryOperator(isDependentGradAssignment()),
+      callExpr(callee(unresolvedLookupExpr(hasAnyDeclaration(clang::ast_matchers::namedDecl(ZeroGradName)))))));
+}
+
 clang::ast_matchers::internal::BindableMatcher<Stmt> loopStmt() {
   return stmt(anyOf(forStmt(), cxxForRangeStmt(), whileStmt(), doStmt()));
 }

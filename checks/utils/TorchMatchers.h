@@ -77,6 +77,11 @@ clang::ast_matchers::internal::BindableMatcher<clang::Stmt> backwardCall();
 clang::ast_matchers::internal::BindableMatcher<clang::Stmt> optimizerStepCall();
 /// `optimizer.zero_grad()` or `module->zero_grad()`.
 clang::ast_matchers::internal::BindableMatcher<clang::Stmt> zeroGradCall();
+/// Anything that clears accumulated gradients: zeroGradCall(), a user wrapper named like
+/// zero_grad (its body may live in another translation unit), `p.grad().zero_()` / `fill_` /
+/// `copy_` (also through `.data()` / `.detach()`), `p.mutable_grad().reset()`,
+/// `p.mutable_grad() = ...`; in a template nobody instantiates, the same calls by name.
+clang::ast_matchers::internal::BindableMatcher<clang::Stmt> gradClearing();
 /// Any `for`, range-`for`, `while` or `do` statement.
 clang::ast_matchers::internal::BindableMatcher<clang::Stmt> loopStmt();
 } // namespace matchers
