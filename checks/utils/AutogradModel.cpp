@@ -217,7 +217,8 @@ llvm::ArrayRef<const CallExpr *> AutogradModel::callersOf(const FunctionDecl *FD
       // specialization is filed under the pattern too.
       for (const BoundNodes &B : match(decl(forEachDescendant(callExpr().bind("call"))), *D, Ctx)) {
         const auto *Call = B.getNodeAs<CallExpr>("call");
-        const FunctionDecl *Callee = Call->getDirectCallee();
+        // Through a std::function local too: a per-step callback is a lambda called that way.
+        const FunctionDecl *Callee = calledFunction(Call);
         if (!Callee)
           continue;
         P->Callers[Callee->getCanonicalDecl()].push_back(Call);
@@ -720,6 +721,24 @@ const Stmt *AutogradModel::trainingLoopOf(const Stmt *S) {
   return S ? Find(S, DefaultDepth) : nullptr;
 }
 
+bool AutogradModel::almostEveryIteration(const Expr *Cond, const Stmt *Loop) {
+  // `i % k` without a comparison is true on k - 1 of every k iterations; a switch that is the
+  // same on every iteration (`cfg.enabled && i % k`) does not change that.
+  llvm::SmallVector<const Expr *, 4> Conjuncts{Cond};
+  bool Modulo = false;
+  while (!Conjuncts.empty()) {
+    const Expr *E = Conjuncts.pop_back_val()->IgnoreParenImpCasts();
+    if (const auto *BO = dyn_cast<BinaryOperator>(E); BO && BO->getOpcode() == BO_LAnd) {
+      Conjuncts.append({BO->getLHS(), BO->getRHS()});
+    } else if (moduloInterval(E, Ctx)) {
+      Modulo = true;
+    } else if (!sameEveryIteration(E, Loop)) {
+      return false;
+    }
+  }
+  return Modulo;
+}
+
 unsigned AutogradModel::everyNth(const Stmt *S, const Stmt *Loop) {
   const Stmt *Body = loopBody(Loop);
   unsigned Every = 1;
@@ -732,6 +751,8 @@ unsigned AutogradModel::everyNth(const Stmt *S, const Stmt *Loop) {
     const Stmt *C = Child.get<Stmt>();
     if (const auto *If = dyn_cast<IfStmt>(PS)) {
       if (C == If->getCond() || C == If->getInit() || (If->getConditionVariableDeclStmt() == C))
+        continue;
+      if (C == If->getThen() && almostEveryIteration(If->getCond(), Loop))
         continue;
       unsigned K = C == If->getThen() ? intervalOf(If->getCond(), Ctx) : 0;
       if (K == 0)
@@ -821,7 +842,84 @@ bool ownedByOptimizer(const VarDecl *VD, ASTContext &Ctx) {
 }
 } // namespace
 
+std::optional<PerIteration> AutogradModel::perIterationLoop(const Stmt *S) {
+  std::function<std::optional<PerIteration>(const Stmt *, unsigned)> Find =
+      [&](const Stmt *From, unsigned Depth) -> std::optional<PerIteration> {
+    if (const Stmt *L = enclosingLoop(From)) {
+      if (everyNth(From, L) != 1)
+        return std::nullopt;
+      return PerIteration{L, nullptr};
+    }
+    const FunctionDecl *FD = Depth ? enclosingFunction(From, Ctx) : nullptr;
+    if (!FD)
+      return std::nullopt;
+    for (const CallExpr *Call : callersOf(FD))
+      if (enclosingFunction(Call, Ctx) != FD)
+        if (std::optional<PerIteration> Found = Find(Call, Depth - 1))
+          return PerIteration{Found->Loop, Found->Via ? Found->Via : Call};
+    return std::nullopt;
+  };
+  return S ? Find(S, DefaultDepth) : std::nullopt;
+}
+
+bool AutogradModel::iteratesSteps(const Stmt *Loop) {
+  auto AtOwnLevel = [&](const LoopEvent &E) {
+    return enclosingLoop(E.Site) == Loop && (E.Call == E.Site || !enclosingLoop(E.Call));
+  };
+  bool Forward = false, NestedTraining = false;
+  for (const LoopEvent &E : loop(Loop).Events) {
+    bool Trains = E.Kind == LoopEventKind::Backward || E.Kind == LoopEventKind::Step;
+    if (!Trains && E.Kind != LoopEventKind::Forward)
+      continue;
+    if (!AtOwnLevel(E))
+      NestedTraining |= Trains;
+    else if (Trains)
+      return true;
+    else
+      Forward = true;
+  }
+  return Forward && !NestedTraining;
+}
+
 bool AutogradModel::isLoopInvariant(const Expr *E, const Stmt *Loop) { return invariantEntity(E, Loop); }
+
+bool AutogradModel::sameEveryIteration(const Expr *E, const Stmt *Loop) {
+  std::function<bool(const Expr *, unsigned)> Same = [&](const Expr *X, unsigned Depth) {
+    if (Depth == 0)
+      return false;
+    for (const BoundNodes &B : match(findAll(expr(anyOf(declRefExpr(to(varDecl())), memberExpr(), callExpr()))
+                                                 .bind("e")),
+                                     *X, Ctx)) {
+      const auto *Node = B.getNodeAs<Expr>("e");
+      if (const auto *Call = dyn_cast<CallExpr>(Node)) {
+        const FunctionDecl *Callee = Call->getDirectCallee();
+        if (!Callee || !isInSystemHeader(Callee))
+          return false;
+        continue;
+      }
+      if (const auto *ME = dyn_cast<MemberExpr>(Node)) {
+        if (isa<FieldDecl>(ME->getMemberDecl()) && !invariantEntity(ME, Loop))
+          return false;
+        continue;
+      }
+      const auto *VD = cast<VarDecl>(cast<DeclRefExpr>(Node)->getDecl());
+      if (VD->getType().isConstQualified() && VD->hasGlobalStorage())
+        continue;
+      if (declaredIn(VD, Loop, Ctx)) {
+        // A local of the iteration: the same when its initializer is and nothing writes it.
+        const auto *Range = dyn_cast<CXXForRangeStmt>(Loop);
+        if ((Range && Range->getLoopVariable() == VD) || !VD->getInit() ||
+            writtenIn(declRefExpr(to(varDecl(equalsNode(VD)))), Loop, Ctx) || !Same(VD->getInit(), Depth - 1))
+          return false;
+        continue;
+      }
+      if (!invariantEntity(cast<DeclRefExpr>(Node), Loop))
+        return false;
+    }
+    return true;
+  };
+  return E && Loop && Same(E, 4);
+}
 
 const ValueDecl *AutogradModel::invariantEntity(const Expr *E, const Stmt *Loop) {
   if (!E || !Loop)
@@ -937,6 +1035,8 @@ const ValueDecl *namedDecl(const Expr *E) {
     return dyn_cast<FieldDecl>(ME->getMemberDecl());
   return nullptr;
 }
+
+const ValueDecl *entityOf(const Expr *E) { return E ? rootDeclOf(E) : nullptr; }
 
 namespace {
 /// A statement from which backward() is reachable through user functions.

@@ -89,8 +89,19 @@ struct LoopFacts {
   bool has(LoopEventKind K) const { return first(K) != nullptr; }
 };
 
+/// A loop that runs a statement on every iteration, directly or through calls.
+struct PerIteration {
+  const clang::Stmt *Loop = nullptr;
+  /// The call in the loop's function that reaches the statement; null when it is in the loop.
+  const clang::CallExpr *Via = nullptr;
+};
+
 /// The variable or field \p E names directly: `total`, `this->total_`, `stats.loss`.
 const clang::ValueDecl *namedDecl(const clang::Expr *E);
+
+/// The variable or field \p E names, also through `p->`, `*p` and `v[k]`: the module of
+/// `model->eval()`, the container of `history[i]`.
+const clang::ValueDecl *entityOf(const clang::Expr *E);
 
 /// How the values a loop writes outside itself can reach a backward pass.
 struct LoopOutputs {
@@ -174,11 +185,25 @@ public:
   llvm::SmallVector<const clang::Stmt *, 4> sitesIn(const clang::Stmt *Root, LoopEventKind K);
   /// The innermost training loop around \p S, in its function or around a caller.
   const clang::Stmt *trainingLoopOf(const clang::Stmt *S);
-  /// How often \p S runs per iteration of \p Loop (encoding of LoopEvent::Every).
+  /// How often \p S runs per iteration of \p Loop (encoding of LoopEvent::Every). `if (i % k)`
+  /// (also `if (enabled && i % k)`) skips one iteration in k: its then-branch counts as every
+  /// iteration.
   unsigned everyNth(const clang::Stmt *S, const clang::Stmt *Loop);
+  /// The loop that runs \p S on every one of its iterations: the innermost loop around \p S
+  /// when nothing guards \p S in it, or else, when \p S is in no loop of its function, the loop
+  /// that calls that function on every iteration (following callers up to DefaultDepth).
+  std::optional<PerIteration> perIterationLoop(const clang::Stmt *S);
+  /// Whether each iteration of \p Loop is a step: it runs backward() or step() at its own level
+  /// (directly or in a helper with no loop of its own), or a model forward when no loop nested
+  /// in it trains. An epoch, fold or sweep loop around a step loop is not.
+  bool iteratesSteps(const clang::Stmt *Loop);
   /// \p E names a variable declared outside \p Loop that no iteration writes (an
   /// optimizer's step() writes every tensor the optimizer owns).
   bool isLoopInvariant(const clang::Expr *E, const clang::Stmt *Loop);
+  /// Whether \p E has the same value on every iteration of \p Loop: every variable and field
+  /// it reads is loop-invariant or a local of the loop initialised from such values only, and
+  /// it calls no user function (which might return something new each time).
+  bool sameEveryIteration(const clang::Expr *E, const clang::Stmt *Loop);
   /// The variable or field \p E names (`x`, `model->`, `this->field`, `s.field`) when it is
   /// invariant in \p Loop (see isLoopInvariant); null otherwise.
   const clang::ValueDecl *invariantEntity(const clang::Expr *E, const clang::Stmt *Loop);
@@ -211,6 +236,9 @@ public:
 
 private:
   GradModeFact gradModeIn(const clang::Stmt *S, unsigned Depth);
+  /// `i % k`, alone or in a conjunction with switches that are the same on every iteration of
+  /// \p Loop: true on all but one iteration in k.
+  bool almostEveryIteration(const clang::Expr *Cond, const clang::Stmt *Loop);
   const clang::Stmt *handedOverUnderNoGrad(const clang::FunctionDecl *FD, unsigned Depth);
 
   struct Impl;

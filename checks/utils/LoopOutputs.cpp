@@ -8,6 +8,8 @@
 
 #include "llvm/ADT/SmallPtrSet.h"
 
+#include <functional>
+
 using namespace clang;
 using namespace clang::ast_matchers;
 using namespace torchtidy::matchers;
@@ -190,10 +192,13 @@ bool canHoldGraph(QualType T, unsigned Depth) {
   const auto *Spec = dyn_cast<ClassTemplateSpecializationDecl>(RD);
   if (!Spec || Depth == 0)
     return false;
-  for (const TemplateArgument &Arg : Spec->getTemplateArgs().asArray())
-    if (Arg.getKind() == TemplateArgument::Type && canHoldGraph(Arg.getAsType(), Depth - 1))
-      return true;
-  return false;
+  // std::tuple<Tensor, Tensor> holds its element types in one pack argument.
+  std::function<bool(const TemplateArgument &)> Holds = [&](const TemplateArgument &Arg) {
+    if (Arg.getKind() == TemplateArgument::Pack)
+      return llvm::any_of(Arg.pack_elements(), Holds);
+    return Arg.getKind() == TemplateArgument::Type && canHoldGraph(Arg.getAsType(), Depth - 1);
+  };
+  return llvm::any_of(Spec->getTemplateArgs().asArray(), Holds);
 }
 
 /// backward(), optimizer step() or torch::autograd::grad(): what needs a recorded graph. In a

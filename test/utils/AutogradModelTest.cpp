@@ -15,6 +15,7 @@ namespace {
 
 const char *Code = R"cpp(
 #include <torch/torch.h>
+#include <functional>
 #include <future>
 #include <thread>
 struct NetImpl : torch::nn::Module {
@@ -88,6 +89,7 @@ void aggregates(Net &net, torch::Tensor x) {
   Record rec{attached, 1};
   Record plain{x, 2};
   auto pair = std::make_pair(1, attached);
+  std::tuple<torch::Tensor, torch::Tensor> state_tuple{attached, attached};
   torch::Tensor retained = net->forward(x).sum();
   torch::Tensor unused = net->forward(x).sum();
   retained.backward();
@@ -130,6 +132,33 @@ torch::Tensor summed_and_returned(Net &net, torch::Tensor x) {
   returned_sum += net->forward(x).sum();
   return returned_sum;
 }
+void per_step_helper() { int in_helper = 0; (void)in_helper; }
+void per_step_loop(int n, bool enabled) {
+  std::function<void()> callback = [] { int in_callback = 0; (void)in_callback; };
+  for (int i = 0; i < n; ++i) {
+    if (enabled && i % 100) { int mostly_when_enabled = 0; (void)mostly_when_enabled; }
+    per_step_helper();
+    callback();
+    if (i % 100) { int mostly = 0; (void)mostly; }
+    if (i % 100 == 0) { int rarely = 0; (void)rarely; }
+  }
+}
+void epochs(Net &net, torch::optim::SGD &opt, torch::Tensor x) {
+  for (int e = 0; e < 2; ++e) {
+    for (int b = 0; b < 3; ++b)
+      train_step(net, opt, x);
+    torch::Tensor validation = net->forward(x);
+  }
+}
+int next_index();
+void load_paths(const std::vector<std::string> &paths, const std::string &fixed) {
+  for (const auto &path : paths) {
+    std::string same_name = fixed + ".pt";
+    std::string per_item = path + ".pt";
+    std::string from_call = std::to_string(next_index());
+  }
+}
+void once_outside_loops() { int outside = 0; (void)outside; }
 struct Episode {
   torch::Tensor episode_loss;
   torch::Tensor logged_loss;
@@ -271,6 +300,8 @@ TEST_F(AutogradModelTest, Origin) {
 }
 
 TEST_F(AutogradModelTest, AggregatesHoldingAGraph) {
+  EXPECT_TRUE(canHoldGraph(var("state_tuple")->getType())); // elements in a template pack
+  EXPECT_FALSE(canHoldGraph(ctx().IntTy));
   EXPECT_TRUE(model().isGraphAttached(ref("rec")));
   EXPECT_TRUE(model().isGraphAttached(var("pair")->getInit()));
   EXPECT_FALSE(model().isGraphAttached(ref("plain")));
@@ -308,6 +339,44 @@ TEST_F(AutogradModelTest, IntervalGuards) {
   EXPECT_EQ(model().everyNth(declOf("every_iter"), Train), 1u);
   EXPECT_EQ(model().everyNth(declOf("every_fifth"), Train), 5u);
   EXPECT_EQ(model().everyNth(declOf("conditional"), Train), 0u);
+}
+
+TEST_F(AutogradModelTest, PerIterationLoop) {
+  const Stmt *Loop = loopIn("per_step_loop");
+  EXPECT_EQ(model().everyNth(declOf("mostly"), Loop), 1u);
+  EXPECT_EQ(model().everyNth(declOf("mostly_when_enabled"), Loop), 1u);
+  EXPECT_EQ(model().everyNth(declOf("rarely"), Loop), 100u);
+  std::optional<PerIteration> Helper = model().perIterationLoop(declOf("in_helper"));
+  ASSERT_TRUE(Helper);
+  EXPECT_EQ(Helper->Loop, Loop);
+  EXPECT_EQ(Helper->Via, callOf("per_step_helper", "per_step_loop"));
+  // A callback held in a std::function local.
+  std::optional<PerIteration> Callback = model().perIterationLoop(declOf("in_callback"));
+  ASSERT_TRUE(Callback);
+  EXPECT_EQ(Callback->Loop, Loop);
+  EXPECT_NE(Callback->Via, nullptr);
+  EXPECT_TRUE(model().perIterationLoop(declOf("mostly")));
+  EXPECT_FALSE(model().perIterationLoop(declOf("rarely")));
+  EXPECT_FALSE(model().perIterationLoop(declOf("outside")));
+}
+
+TEST_F(AutogradModelTest, IteratesSteps) {
+  EXPECT_TRUE(model().iteratesSteps(loopIn("train")));
+  EXPECT_TRUE(model().iteratesSteps(loopIn("train", 1))); // through train_step
+  EXPECT_TRUE(model().iteratesSteps(loopIn("evaluate")));
+  EXPECT_FALSE(model().iteratesSteps(loopIn("epochs")));   // trains in its nested loop
+  EXPECT_TRUE(model().iteratesSteps(loopIn("epochs", 1)));
+  EXPECT_FALSE(model().iteratesSteps(loopIn("per_step_loop")));
+}
+
+TEST_F(AutogradModelTest, SameEveryIteration) {
+  const Stmt *Loop = loopIn("load_paths");
+  EXPECT_TRUE(model().sameEveryIteration(ref("fixed"), Loop));
+  EXPECT_TRUE(model().sameEveryIteration(var("same_name")->getInit(), Loop));
+  EXPECT_TRUE(model().sameEveryIteration(ref("same_name"), Loop));
+  EXPECT_FALSE(model().sameEveryIteration(ref("path"), Loop));
+  EXPECT_FALSE(model().sameEveryIteration(ref("per_item"), Loop));
+  EXPECT_FALSE(model().sameEveryIteration(var("from_call")->getInit(), Loop));
 }
 
 TEST_F(AutogradModelTest, LoopInvariance) {
