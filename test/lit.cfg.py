@@ -48,6 +48,16 @@ else:
     lit_config.fatal("unknown torch %r (1.13|2.6)" % torch)
 config.name += "-torch" + torch
 torch_flags = "-std=c++17 %s -include-pch %s" % (torch_isystem, torch_pch)
+# The checks about CUDA calls parse LibTorch's c10/cuda headers, which need the CUDA runtime
+# API and the one generated header CPU-only LibTorch packages lack (test/Inputs/libtorch-cuda).
+# Without the toolkit those tests fail on the missing header rather than pass by skipping.
+cuda_include = getattr(config, "cuda_include", "")
+if not cuda_include or cuda_include.endswith("NOTFOUND"):
+    lit_config.note("CUDA toolkit headers not found (TORCHTIDY_CUDA_INCLUDE): the CUDA check tests will fail")
+    cuda_include = "/cuda-toolkit-headers-not-found"
+cuda_flags = "-isystem %s -isystem %s" % (
+    os.path.join(config.test_source_root, "Inputs", "libtorch-cuda"), cuda_include)
+config.substitutions.append(("%cuda_flags", cuda_flags))
 config.substitutions.append(("%tidy", tidy))
 config.substitutions.append(("%plugin", config.plugin_path))
 config.substitutions.append(("%clang_tidy", config.clang_tidy))

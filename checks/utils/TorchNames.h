@@ -46,6 +46,16 @@ inline constexpr llvm::StringLiteral HostFactories[] = {
     "zeros", "ones", "empty", "full", "rand", "randn", "randint", "randperm", "arange",
     "range", "linspace", "logspace", "eye", "tensor", "normal", "scalar_tensor"};
 
+/// Calls that hand a caching allocator's free blocks back to the driver. torch::cuda::empty_cache
+/// and torch::accelerator::emptyCache are the C++ API's spellings in releases that have them.
+inline constexpr llvm::StringLiteral EmptyCacheFunctions[] = {
+    "::c10::cuda::CUDACachingAllocator::emptyCache",
+    "::c10::cuda::CUDACachingAllocator::CUDAAllocator::emptyCache",
+    "::c10::xpu::XPUCachingAllocator::emptyCache",
+    "::at::cuda::CachingHostAllocator_emptyCache",
+    "::torch::cuda::empty_cache",
+    "::torch::accelerator::emptyCache"};
+
 } // namespace torchtidy::names
 
 #endif

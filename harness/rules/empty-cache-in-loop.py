@@ -1,0 +1,29 @@
+"""Confirmed with CUDA when the bad program's training step takes longer than the fixed one's: it
+empties the caching allocator every step, so each step gets its activations, gradients and
+workspaces from cudaMalloc again (and cudaFree synchronizes the device); its reserved memory at
+the start of a step falls back to what tensors hold. Not measurable on a CPU: the programs call
+c10_cuda and build only against a CUDA LibTorch."""
+from confirmlib import median, series
+
+MEASURE = "time per training step"
+CHART = ("step_ms", "time per training step", "ms")
+CUDA_CHART = ("cuda_reserved_bytes", "CUDA memory reserved at the start of a step", "B")
+
+
+def judge(bad, fixed, device):
+    def measure(run):
+        # The first steps warm up cuBLAS and the allocator in both programs.
+        steps = series(run, "step_ms")[5:]
+        reserved = series(run, "cuda_reserved_bytes")[5:]
+        return {"iterations": len(run["iterations"]), "step_ms_median": median(steps),
+                "reserved_bytes_median": median(reserved)}
+
+    measures = {"bad": measure(bad), "fixed": measure(fixed)}
+    b, f = measures["bad"], measures["fixed"]
+    if not (bad["cuda"] and fixed["cuda"]):
+        return None, measures, "needs cuda: without a GPU there is no caching allocator to empty"
+    ok = b["step_ms_median"] > f["step_ms_median"]
+    text = (f"median step {b['step_ms_median']:.3g} ms in bad, {f['step_ms_median']:.3g} ms in fixed "
+            f"({b['step_ms_median'] / f['step_ms_median']:.2f}x); CUDA memory reserved at a step's start "
+            f"{b['reserved_bytes_median']:g} B vs {f['reserved_bytes_median']:g} B")
+    return ok, measures, text
