@@ -56,6 +56,12 @@ inline constexpr llvm::StringLiteral EmptyCacheFunctions[] = {
     "::torch::cuda::empty_cache",
     "::torch::accelerator::emptyCache"};
 
+/// CUDA runtime calls that allocate or free memory behind LibTorch's caching allocators.
+inline constexpr llvm::StringLiteral CudaDeviceAllocations[] = {
+    "::cudaMalloc", "::cudaMallocManaged", "::cudaMallocPitch", "::cudaMalloc3D"};
+inline constexpr llvm::StringLiteral CudaHostAllocations[] = {"::cudaMallocHost", "::cudaHostAlloc"};
+inline constexpr llvm::StringLiteral CudaFrees[] = {"::cudaFree", "::cudaFreeHost"};
+
 } // namespace torchtidy::names
 
 #endif
