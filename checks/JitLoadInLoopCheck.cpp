@@ -1,0 +1,67 @@
+#include "JitLoadInLoopCheck.h"
+
+#include "utils/AutogradModel.h"
+
+#include "clang/ASTMatchers/ASTMatchFinder.h"
+
+using namespace clang;
+using namespace clang::ast_matchers;
+
+namespace torchtidy {
+namespace {
+
+/// What \p Source (the file name or stream handed to load()) is in the function that runs the
+/// loop: itself, or, when it is a parameter of the helper \p Via calls, the argument \p Via
+/// passes. Null when it comes from further away.
+const Expr *sourceInLoopFunction(const Expr *Source, const CallExpr *Via, AutogradModel &Model) {
+  if (!Via)
+    return Source;
+  const auto *Ref = dyn_cast<DeclRefExpr>(Source->IgnoreParenImpCasts());
+  const auto *Param = Ref ? dyn_cast<ParmVarDecl>(Ref->getDecl()) : nullptr;
+  if (!Param) {
+    // A name fixed inside the helper (a literal, a constant, a member) is the same on every
+    // call; one built from its locals or parameters is not followed.
+    auto Local = declRefExpr(to(varDecl(hasLocalStorage())));
+    return match(findAll(Local.bind("local")), *Source, Model.context()).empty() ? Source : nullptr;
+  }
+  const FunctionDecl *Helper = Model.calledFunction(Via);
+  if (!Helper || Param->getDeclContext() != Helper)
+    return nullptr;
+  unsigned Index = Param->getFunctionScopeIndex() + (isa<CXXOperatorCallExpr>(Via) ? 1 : 0);
+  return Index < Via->getNumArgs() ? Via->getArg(Index) : nullptr;
+}
+
+} // namespace
+
+void JitLoadInLoopCheck::registerMatchers(MatchFinder *Finder) {
+  Finder->addMatcher(
+      callExpr(unless(isExpansionInSystemHeader()), callee(functionDecl(hasName("::torch::jit::load"))))
+          .bind("load"),
+      this);
+}
+
+void JitLoadInLoopCheck::check(const MatchFinder::MatchResult &Result) {
+  const auto *Load = Result.Nodes.getNodeAs<CallExpr>("load");
+  ASTContext &Ctx = *Result.Context;
+  AutogradModel &Model = AutogradModel::get(Ctx);
+  const FunctionDecl *Fn = enclosingFunction(Load, Ctx);
+  if (Load->getBeginLoc().isMacroID() || !Fn || Load->getNumArgs() == 0 ||
+      (Fn->isDependentContext() && !isUninstantiatedPattern(Fn)))
+    return;
+  std::optional<PerIteration> Hot = Model.perIterationLoop(Load);
+  if (!Hot)
+    return;
+  // Loading a different file each time (a list of models, each epoch's checkpoint) is the
+  // point of such a loop.
+  const Expr *Source = sourceInLoopFunction(Load->getArg(0), Hot->Via, Model);
+  if (!Source || !Model.sameEveryIteration(Source, Hot->Loop))
+    return;
+  diag(Load->getBeginLoc(), "torch::jit::load() of the same module on every iteration: the file is "
+                            "parsed and every tensor allocated again each time; consider loading it "
+                            "once before the loop and reusing the module");
+  if (Hot->Via)
+    diag(Hot->Via->getBeginLoc(), "called on every iteration here", DiagnosticIDs::Note);
+  diag(Hot->Loop->getBeginLoc(), "loop starts here", DiagnosticIDs::Note);
+}
+
+} // namespace torchtidy
