@@ -1,0 +1,127 @@
+#include "TrainNotRestoredAfterEvalCheck.h"
+
+#include "utils/AutogradModel.h"
+#include "utils/TorchMatchers.h"
+
+#include "clang/ASTMatchers/ASTMatchFinder.h"
+
+using namespace clang;
+using namespace clang::ast_matchers;
+
+namespace torchtidy {
+namespace {
+
+/// Where an eval() call shows in the function of a training loop: the call itself, or the
+/// call of the helper (validate(model)) that runs it, with the module it puts in eval mode.
+struct EvalSite {
+  const Stmt *Loop = nullptr;
+  const CallExpr *Site = nullptr;
+  const ValueDecl *Module = nullptr;
+};
+
+/// The module a call's object names, mapping a helper's parameter to the argument of \p Via.
+const ValueDecl *moduleOf(const Expr *Object, const CallExpr *Via) {
+  const ValueDecl *D = entityOf(Object);
+  const auto *Param = dyn_cast_or_null<ParmVarDecl>(D);
+  if (!Via || !Param)
+    return D;
+  unsigned Index = Param->getFunctionScopeIndex() + (isa<CXXOperatorCallExpr>(Via) ? 1 : 0);
+  return Index < Via->getNumArgs() ? entityOf(Via->getArg(Index)) : nullptr;
+}
+
+/// The training loop around \p Eval, in its function or around the call of its (loop-free)
+/// function one level up.
+std::optional<EvalSite> evalSite(const CallExpr *Eval, AutogradModel &Model) {
+  ASTContext &Ctx = Model.context();
+  auto TrainingLoopAround = [&](const Stmt *S) -> const Stmt * {
+    for (const Stmt *L = Model.enclosingLoop(S); L; L = Model.enclosingLoop(L))
+      if (Model.loop(L).Kind == LoopKind::Training)
+        return L;
+    return nullptr;
+  };
+  const Expr *Object = Model.callShape(Eval).Object;
+  if (const Stmt *L = TrainingLoopAround(Eval))
+    return EvalSite{L, Eval, moduleOf(Object, nullptr)};
+  if (Model.enclosingLoop(Eval))
+    return std::nullopt;
+  for (const CallExpr *Caller : Model.callersOf(enclosingFunction(Eval, Ctx)))
+    if (const Stmt *L = TrainingLoopAround(Caller))
+      return EvalSite{L, Caller, moduleOf(Object, Caller)};
+  return std::nullopt;
+}
+
+/// `m->train()` or `m->train(true)`, not `m->train(false)`.
+bool restoresTraining(const LoopEvent &E, ASTContext &Ctx) {
+  const auto *Call = cast<CallExpr>(E.Call);
+  bool Enabled = true;
+  if (Call->getNumArgs() == 1 && !Call->getArg(0)->isValueDependent())
+    Call->getArg(0)->EvaluateAsBooleanCondition(Enabled, Ctx);
+  return Enabled;
+}
+
+} // namespace
+
+void TrainNotRestoredAfterEvalCheck::registerMatchers(MatchFinder *Finder) {
+  Finder->addMatcher(callExpr(unless(isExpansionInSystemHeader()), matchers::moduleMethodCall({"eval"})).bind("eval"),
+                     this);
+}
+
+void TrainNotRestoredAfterEvalCheck::check(const MatchFinder::MatchResult &Result) {
+  const auto *Eval = Result.Nodes.getNodeAs<CallExpr>("eval");
+  ASTContext &Ctx = *Result.Context;
+  AutogradModel &Model = AutogradModel::get(Ctx);
+  const FunctionDecl *Fn = enclosingFunction(Eval, Ctx);
+  if (Eval->getBeginLoc().isMacroID() || !Fn || (Fn->isDependentContext() && !isUninstantiatedPattern(Fn)))
+    return;
+  std::optional<EvalSite> At = evalSite(Eval, Model);
+  if (!At || !At->Module)
+    return;
+  const SourceManager &SM = Ctx.getSourceManager();
+  auto Before = [&](const Stmt *A, const Stmt *B) {
+    return SM.isBeforeInTranslationUnit(A->getBeginLoc(), B->getBeginLoc());
+  };
+  // train() on this module, or in a helper of the loop (a training epoch that starts with
+  // model->train()), restores training mode.
+  std::vector<const Stmt *> Restores;
+  for (const LoopEvent &E : Model.loop(At->Loop).Events)
+    if (E.Kind == LoopEventKind::Train && restoresTraining(E, Ctx) &&
+        (E.Site != E.Call || moduleOf(Model.callShape(cast<CallExpr>(E.Call)).Object, nullptr) == At->Module))
+      Restores.push_back(E.Site);
+  // The module must be the one trained: a forward of it, or a training helper given it, ahead of
+  // a backward() or step() of the iteration. A separate evaluation copy never is. And eval()
+  // must come after a training step of the iteration: a frozen encoder put in eval mode before
+  // the steps stays in it on purpose.
+  const LoopEvent *Next = nullptr;
+  bool Trained = false, AfterStep = false;
+  for (const LoopEvent &Step : Model.loop(At->Loop).Events) {
+    if ((Step.Kind != LoopEventKind::Backward && Step.Kind != LoopEventKind::Step) ||
+        llvm::is_contained(Restores, Step.Site))
+      continue;
+    AfterStep |= Before(Step.Site, At->Site);
+    for (const LoopEvent &F : Model.loop(At->Loop).Events) {
+      if (Before(Step.Site, F.Site) || F.Site == At->Site)
+        continue;
+      const auto *Call = cast<CallExpr>(F.Site);
+      bool Uses = F.Kind == LoopEventKind::Forward && F.Site == F.Call &&
+                  moduleOf(Model.callShape(Call).Object, nullptr) == At->Module;
+      Uses |= F.Site != F.Call && llvm::any_of(Call->arguments(), [&](const Expr *Arg) {
+        return entityOf(Arg) == At->Module;
+      });
+      Trained |= Uses;
+    }
+    if (!Next && Model.mayRunBeforeAvoiding(At->Site, Step.Site, Restores))
+      Next = &Step;
+  }
+  if (!Next || !Trained || !AfterStep)
+    return;
+  diag(Eval->getBeginLoc(), "'%0' is put in evaluation mode here and not back in training mode before "
+                            "the next training step: dropout stays off and batch norm keeps using its "
+                            "running statistics; consider calling %0->train() at the start of each "
+                            "training phase")
+      << At->Module->getName();
+  if (At->Site != Eval)
+    diag(At->Site->getBeginLoc(), "evaluation called here", DiagnosticIDs::Note);
+  diag(Next->Site->getBeginLoc(), "next training step", DiagnosticIDs::Note);
+}
+
+} // namespace torchtidy
