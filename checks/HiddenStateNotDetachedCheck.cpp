@@ -1,0 +1,168 @@
+#include "HiddenStateNotDetachedCheck.h"
+
+#include "utils/AutogradModel.h"
+#include "utils/TorchMatchers.h"
+
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/ParentMapContext.h"
+#include "clang/ASTMatchers/ASTMatchFinder.h"
+
+using namespace clang;
+using namespace clang::ast_matchers;
+
+namespace torchtidy {
+namespace {
+
+/// The variable that carries state in \p E: `h`, `this->h_`, and the struct `state` of
+/// `state.h` (a struct of (h, c) carries them together).
+const ValueDecl *carrierOf(const Expr *E) {
+  E = E->IgnoreParenImpCasts();
+  // std::get<0>(state) is part of the tuple `state`.
+  if (const auto *Call = dyn_cast<CallExpr>(E)) {
+    const FunctionDecl *FD = Call->getDirectCallee();
+    return FD && FD->isInStdNamespace() && FD->getIdentifier() && FD->getName() == "get" && Call->getNumArgs() == 1
+               ? carrierOf(Call->getArg(0))
+               : nullptr;
+  }
+  while (const auto *ME = dyn_cast<MemberExpr>(E)) {
+    if (isa<CXXThisExpr>(ME->getBase()->IgnoreParenImpCasts()))
+      return ME->getMemberDecl();
+    E = ME->getBase()->IgnoreParenImpCasts();
+  }
+  return entityOf(E);
+}
+
+/// The variables an assignment writes: `h = ...`, `state.h = ...`, `std::tie(h, c) = ...`,
+/// `std::forward_as_tuple(out, std::tie(h, c)) = ...`.
+void writtenBy(const Expr *LHS, llvm::SmallVectorImpl<const ValueDecl *> &Written) {
+  LHS = LHS->IgnoreUnlessSpelledInSource();
+  if (const auto *Call = dyn_cast<CallExpr>(LHS)) {
+    const FunctionDecl *FD = Call->getDirectCallee();
+    if (FD && FD->isInStdNamespace() && FD->getIdentifier() &&
+        (FD->getName() == "tie" || FD->getName() == "forward_as_tuple"))
+      for (const Expr *Arg : Call->arguments())
+        writtenBy(Arg, Written);
+    return;
+  }
+  if (const ValueDecl *D = carrierOf(LHS))
+    Written.push_back(D);
+}
+
+/// Whether \p E computes from a module forward: it calls one, or reads a local (or structured
+/// binding) initialised from one, a few levels deep.
+bool fromForward(const Expr *E, ASTContext &Ctx, unsigned Depth = 3) {
+  if (!E || Depth == 0)
+    return false;
+  if (!match(expr(anyOf(matchers::moduleForwardCall(), hasDescendant(matchers::moduleForwardCall()))), *E, Ctx)
+           .empty())
+    return true;
+  for (const BoundNodes &B : match(findAll(declRefExpr().bind("ref")), *E, Ctx)) {
+    const ValueDecl *D = B.getNodeAs<DeclRefExpr>("ref")->getDecl();
+    if (const auto *Binding = dyn_cast<BindingDecl>(D))
+      D = Binding->getDecomposedDecl();
+    const auto *VD = dyn_cast_or_null<VarDecl>(D);
+    if (VD && VD->isLocalVarDecl() && VD->getInit() && fromForward(VD->getInit(), Ctx, Depth - 1))
+      return true;
+  }
+  return false;
+}
+
+bool callsDetach(const Expr *E, ASTContext &Ctx) {
+  return !match(expr(anyOf(matchers::tensorMethodCall({"detach", "detach_"}),
+                           hasDescendant(matchers::tensorMethodCall({"detach", "detach_"})))),
+                *E, Ctx)
+              .empty();
+}
+
+} // namespace
+
+void HiddenStateNotDetachedCheck::registerMatchers(MatchFinder *Finder) {
+  // The forward a carried state is fed to; the check then looks for the write that carries
+  // graph-attached state into it across a backward().
+  Finder->addMatcher(stmt(unless(isExpansionInSystemHeader()), matchers::moduleForwardCall()).bind("forward"), this);
+}
+
+void HiddenStateNotDetachedCheck::check(const MatchFinder::MatchResult &Result) {
+  const auto *Forward = Result.Nodes.getNodeAs<CallExpr>("forward");
+  ASTContext &Ctx = *Result.Context;
+  AutogradModel &Model = AutogradModel::get(Ctx);
+  const FunctionDecl *Fn = enclosingFunction(Forward, Ctx);
+  const Stmt *Loop = Model.enclosingLoop(Forward);
+  if (Forward->getBeginLoc().isMacroID() || !Fn || !Fn->hasBody() || !Loop || Model.gradDisabledAt(Forward) ||
+      (Fn->isDependentContext() && !isUninstantiatedPattern(Fn)))
+    return;
+  // The state variables the forward reads: `lstm->forward(x, hx)`, `cell(x, {h, c})`.
+  llvm::SmallPtrSet<const ValueDecl *, 4> Fed;
+  for (unsigned I = isa<CXXOperatorCallExpr>(Forward) ? 1 : 0; I < Forward->getNumArgs(); ++I)
+    for (const BoundNodes &B : match(findAll(expr(anyOf(declRefExpr(), memberExpr())).bind("e")),
+                                     *Forward->getArg(I), Ctx))
+      if (const auto *E = B.getNodeAs<Expr>("e"); canHoldGraph(E->getType()))
+        if (const ValueDecl *D = carrierOf(E))
+          Fed.insert(D);
+  if (Fed.empty())
+    return;
+
+  // Where the state is written (from a forward: carries a graph; otherwise: a reset) and
+  // detached in place, in the function that runs the loop.
+  auto Assign = stmt(anyOf(binaryOperator(isAssignmentOperator()).bind("bin"),
+                           cxxOperatorCallExpr(hasOverloadedOperatorName("=")).bind("op")));
+  std::vector<std::pair<const Stmt *, const ValueDecl *>> Carries;
+  llvm::DenseMap<const ValueDecl *, std::vector<const Stmt *>> Ends;
+  for (const BoundNodes &B : match(findAll(Assign), *Fn->getBody(), Ctx)) {
+    const Expr *LHS, *RHS;
+    if (const auto *Bin = B.getNodeAs<BinaryOperator>("bin"))
+      LHS = Bin->getLHS(), RHS = Bin->getRHS();
+    else
+      LHS = B.getNodeAs<CXXOperatorCallExpr>("op")->getArg(0), RHS = B.getNodeAs<CXXOperatorCallExpr>("op")->getArg(1);
+    const auto *S = B.getNodeAs<Stmt>(B.getNodeAs<Stmt>("bin") ? "bin" : "op");
+    bool Carry = fromForward(RHS, Ctx) && !callsDetach(RHS, Ctx) && !Model.gradDisabledAt(S);
+    llvm::SmallVector<const ValueDecl *, 2> Written;
+    writtenBy(LHS, Written);
+    for (const ValueDecl *D : Written)
+      if (Fed.contains(D)) {
+        if (Carry)
+          Carries.push_back({S, D});
+        else
+          Ends[D].push_back(S);
+      }
+  }
+  for (const BoundNodes &B : match(findAll(stmt(anyOf(matchers::tensorMethodCall({"detach_"}), declStmt())).bind("end")),
+                                   *Fn->getBody(), Ctx)) {
+    const auto *End = B.getNodeAs<Stmt>("end");
+    if (const auto *DS = dyn_cast<DeclStmt>(End)) {
+      // A state declared in the loop starts fresh every iteration.
+      for (const Decl *D : DS->decls())
+        if (const auto *VD = dyn_cast<ValueDecl>(D); VD && Fed.contains(VD))
+          Ends[VD].push_back(End);
+    } else if (const ValueDecl *D = carrierOf(cast<CXXMemberCallExpr>(End)->getImplicitObjectArgument());
+               D && Fed.contains(D)) {
+      Ends[D].push_back(End);
+    }
+  }
+  if (Carries.empty())
+    return;
+
+  // The state written before a backward() reaches the forward after it: the next iteration's
+  // graph hangs on to every earlier one.
+  std::vector<const Stmt *> Backwards;
+  for (const Stmt *L = Loop; L; L = Model.enclosingLoop(L))
+    for (const LoopEvent &E : Model.loop(L).Events)
+      if (E.Kind == LoopEventKind::Backward && enclosingFunction(E.Site, Ctx) == Fn)
+        Backwards.push_back(E.Site);
+  for (const auto &[Write, State] : Carries)
+    for (const Stmt *Backward : Backwards)
+      if (!Reported.contains(Write) && Model.mayRunBeforeAvoiding(Write, Backward, Ends[State]) &&
+          Model.mayRunBeforeAvoiding(Backward, Forward, Ends[State])) {
+        diag(Write->getBeginLoc(), "recurrent state '%0' keeps the autograd graph of the previous iteration "
+                                   "and is fed to the next forward: every backward() reaches back through all "
+                                   "earlier iterations (or fails on their freed graphs); consider detaching it "
+                                   "after backward()")
+            << State->getName();
+        Reported.insert(Write);
+        diag(Backward->getBeginLoc(), "backward() here", DiagnosticIDs::Note);
+        diag(Forward->getBeginLoc(), "fed to the forward here", DiagnosticIDs::Note);
+        return;
+      }
+}
+
+} // namespace torchtidy

@@ -1,0 +1,258 @@
+// RUN: %tidy --checks='-*,torch-hidden-state-not-detached' %s -- %torch_flags 2>&1 | %filecheck %s
+#include <torch/torch.h>
+
+#include <tuple>
+#include <vector>
+
+using LstmState = std::tuple<torch::Tensor, torch::Tensor>;
+
+struct CharModelImpl : torch::nn::Module {
+  CharModelImpl()
+      : lstm(register_module("lstm", torch::nn::LSTM(torch::nn::LSTMOptions(8, 16)))),
+        head(register_module("head", torch::nn::Linear(16, 8))) {}
+  std::tuple<torch::Tensor, LstmState> forward(torch::Tensor x, LstmState state) {
+    auto out = lstm->forward(x, state);
+    return {head(std::get<0>(out)), std::get<1>(out)};
+  }
+  torch::nn::LSTM lstm;
+  torch::nn::Linear head;
+};
+TORCH_MODULE(CharModel);
+
+LstmState zeroState() { return {torch::zeros({1, 4, 16}), torch::zeros({1, 4, 16})}; }
+
+// ---- positives ----------------------------------------------------------------------------
+
+void positiveLstmTupleState(torch::nn::LSTM &lstm, torch::optim::Adam &optimizer,
+                            const std::vector<torch::Tensor> &chunks) {
+  LstmState hx = zeroState();
+  for (const auto &chunk : chunks) {
+    optimizer.zero_grad();
+    auto out = lstm->forward(chunk, hx);
+    // CHECK-DAG: :[[@LINE-1]]:16: note: fed to the forward here
+    hx = std::get<1>(out);
+    // CHECK-DAG: :[[@LINE-1]]:5: warning: recurrent state 'hx' keeps the autograd graph of the previous iteration and is fed to the next forward: every backward() reaches back through all earlier iterations (or fails on their freed graphs); consider detaching it after backward() [torch-hidden-state-not-detached]
+    std::get<0>(out).pow(2).mean().backward();
+    // CHECK-DAG: :[[@LINE-1]]:5: note: backward() here
+    optimizer.step();
+  }
+}
+
+void positiveGruWhile(torch::nn::GRU &gru, torch::optim::SGD &optimizer, torch::Tensor x, int steps) {
+  torch::Tensor h = torch::zeros({1, 4, 16});
+  int step = 0;
+  while (step++ < steps) {
+    optimizer.zero_grad();
+    auto [output, h_n] = gru->forward(x, h);
+    h = h_n;
+    // CHECK: :[[@LINE-1]]:5: warning: recurrent state 'h' keeps the autograd graph
+    output.sum().backward();
+    optimizer.step();
+  }
+}
+
+void positiveGruCellAssignedInPlace(torch::nn::GRUCell &cell, torch::optim::SGD &optimizer,
+                                    const std::vector<torch::Tensor> &inputs) {
+  torch::Tensor h = torch::zeros({4, 16});
+  for (size_t t = 0; t < inputs.size(); ++t) {
+    optimizer.zero_grad();
+    h = cell(inputs[t], h);
+    // CHECK: :[[@LINE-1]]:5: warning: recurrent state 'h' keeps the autograd graph
+    h.sum().backward();
+    optimizer.step();
+  }
+}
+
+void positiveLstmCellTie(torch::nn::LSTMCell &cell, torch::optim::SGD &optimizer, torch::Tensor x, int steps) {
+  torch::Tensor h = torch::zeros({4, 16}), c = torch::zeros({4, 16});
+  for (int i = 0; i < steps; ++i) {
+    optimizer.zero_grad();
+    std::tie(h, c) = cell->forward(x, std::make_tuple(h, c));
+    // CHECK: :[[@LINE-1]]:5: warning: recurrent state 'h' keeps the autograd graph
+    torch::mse_loss(h, torch::ones_like(h)).backward();
+    optimizer.step();
+  }
+}
+
+// A model that returns its new state, as char-RNN examples are written.
+void positiveModelReturnsState(CharModel &model, torch::optim::Adam &optimizer, const std::vector<torch::Tensor> &xs) {
+  LstmState state = zeroState();
+  for (const auto &x : xs) {
+    optimizer.zero_grad();
+    auto [logits, next] = model->forward(x, state);
+    state = next;
+    // CHECK: :[[@LINE-1]]:5: warning: recurrent state 'state' keeps the autograd graph
+    logits.logsumexp(-1).mean().backward();
+    optimizer.step();
+  }
+}
+
+// The tutorial spelling: both outputs unpacked into existing variables at once.
+void positiveForwardAsTupleTie(CharModel &model, torch::optim::Adam &optimizer, const std::vector<torch::Tensor> &xs) {
+  torch::Tensor h = torch::zeros({1, 4, 16}), c = torch::zeros({1, 4, 16});
+  for (const auto &x : xs) {
+    torch::Tensor output;
+    std::forward_as_tuple(output, std::tie(h, c)) = model->forward(x, std::make_tuple(h, c));
+    // CHECK: :[[@LINE-1]]:5: warning: recurrent state 'h' keeps the autograd graph
+    optimizer.zero_grad();
+    output.logsumexp(-1).mean().backward();
+    optimizer.step();
+  }
+}
+
+// (h, c) carried in a struct.
+struct Recurrent {
+  torch::Tensor h, c;
+};
+
+void positiveStateInStruct(torch::nn::LSTM &lstm, torch::optim::Adam &optimizer, const std::vector<torch::Tensor> &xs) {
+  Recurrent carry{torch::zeros({1, 4, 16}), torch::zeros({1, 4, 16})};
+  for (const auto &x : xs) {
+    optimizer.zero_grad();
+    auto out = lstm->forward(x, std::make_tuple(carry.h, carry.c));
+    carry.h = std::get<0>(std::get<1>(out));
+    // CHECK: :[[@LINE-1]]:5: warning: recurrent state 'carry' keeps the autograd graph
+    carry.c = std::get<1>(std::get<1>(out));
+    std::get<0>(out).sum().backward();
+    optimizer.step();
+  }
+}
+
+class Agent {
+public:
+  explicit Agent(torch::nn::GRUCell cell) : cell_(std::move(cell)), optimizer_(cell_->parameters(), 0.01) {}
+  void learn(const std::vector<torch::Tensor> &observations) {
+    for (const auto &obs : observations) {
+      optimizer_.zero_grad();
+      hidden_ = cell_->forward(obs, hidden_);
+      // CHECK: :[[@LINE-1]]:7: warning: recurrent state 'hidden_' keeps the autograd graph
+      hidden_.pow(2).mean().backward();
+      optimizer_.step();
+    }
+  }
+
+private:
+  torch::nn::GRUCell cell_;
+  torch::optim::SGD optimizer_;
+  torch::Tensor hidden_ = torch::zeros({1, 16});
+};
+
+template <typename Cell> void positiveTemplate(Cell &cell, torch::optim::SGD &optimizer, torch::Tensor x) {
+  torch::Tensor h = torch::zeros({4, 16});
+  for (int i = 0; i < 10; ++i) {
+    optimizer.zero_grad();
+    h = cell->forward(x, h);
+    // CHECK: :[[@LINE-1]]:5: warning: recurrent state 'h' keeps the autograd graph
+    h.sum().backward();
+    optimizer.step();
+  }
+}
+template void positiveTemplate<torch::nn::GRUCell>(torch::nn::GRUCell &, torch::optim::SGD &, torch::Tensor);
+
+// ---- negatives ----------------------------------------------------------------------------
+
+// Truncated backpropagation through time: the state is detached after each backward().
+void negativeDetachedAfterBackward(torch::nn::LSTM &lstm, torch::optim::Adam &optimizer,
+                                   const std::vector<torch::Tensor> &chunks) {
+  LstmState hx = zeroState();
+  std::vector<float> losses;
+  for (const auto &chunk : chunks) {
+    optimizer.zero_grad();
+    auto out = lstm->forward(chunk, hx);
+    hx = std::get<1>(out);
+    auto loss = std::get<0>(out).pow(2).mean();
+    loss.backward();
+    optimizer.step();
+    losses.push_back(loss.item<float>());
+    hx = std::make_tuple(std::get<0>(hx).detach(), std::get<1>(hx).detach());
+  }
+}
+
+void negativeDetachedInPlace(torch::nn::GRUCell &cell, torch::optim::SGD &optimizer, torch::Tensor x, int steps) {
+  torch::Tensor h = torch::zeros({4, 16});
+  for (int i = 0; i < steps; ++i) {
+    optimizer.zero_grad();
+    h = cell(x, h);
+    h.sum().backward();
+    optimizer.step();
+    h.detach_();
+  }
+}
+
+void negativeForwardAsTupleDetachedInPlace(CharModel &model, torch::optim::Adam &optimizer,
+                                           const std::vector<torch::Tensor> &xs) {
+  torch::Tensor h = torch::zeros({1, 4, 16}), c = torch::zeros({1, 4, 16});
+  for (const auto &x : xs) {
+    torch::Tensor output;
+    std::forward_as_tuple(output, std::tie(h, c)) = model->forward(x, std::make_tuple(h, c));
+    h.detach_();
+    c.detach_();
+    optimizer.zero_grad();
+    output.logsumexp(-1).mean().backward();
+    optimizer.step();
+  }
+}
+
+void negativeDetachedBeforeForward(torch::nn::GRUCell &cell, torch::optim::SGD &optimizer, torch::Tensor x) {
+  torch::Tensor h = torch::zeros({4, 16});
+  for (int i = 0; i < 10; ++i) {
+    h = h.detach();
+    optimizer.zero_grad();
+    h = cell(x, h);
+    h.sum().backward();
+    optimizer.step();
+  }
+}
+
+// A fresh state for every sequence.
+void negativeFreshStatePerBatch(torch::nn::LSTM &lstm, torch::optim::Adam &optimizer,
+                                const std::vector<torch::Tensor> &batches) {
+  for (const auto &batch : batches) {
+    LstmState hx = zeroState();
+    optimizer.zero_grad();
+    auto out = lstm->forward(batch, hx);
+    hx = std::get<1>(out);
+    std::get<0>(out).sum().backward();
+    optimizer.step();
+  }
+}
+
+void negativeResetEveryIteration(torch::nn::GRUCell &cell, torch::optim::SGD &optimizer, torch::Tensor x) {
+  torch::Tensor h;
+  for (int i = 0; i < 10; ++i) {
+    h = torch::zeros({4, 16});
+    optimizer.zero_grad();
+    h = cell(x, h);
+    h.sum().backward();
+    optimizer.step();
+  }
+}
+
+// Full backpropagation through time: the state flows through the time loop and backward()
+// runs once per sequence, after it.
+void negativeFullBptt(torch::nn::LSTMCell &cell, torch::optim::SGD &optimizer, const std::vector<torch::Tensor> &seq,
+                      int epochs) {
+  for (int epoch = 0; epoch < epochs; ++epoch) {
+    torch::Tensor h = torch::zeros({4, 16}), c = torch::zeros({4, 16});
+    torch::Tensor loss = torch::zeros({});
+    optimizer.zero_grad();
+    for (const auto &x : seq) {
+      std::tie(h, c) = cell->forward(x, std::make_tuple(h, c));
+      loss = loss + h.pow(2).mean();
+    }
+    loss.backward();
+    optimizer.step();
+  }
+}
+
+// Sampling from a trained model: no graph is recorded.
+std::vector<torch::Tensor> negativeGeneration(torch::nn::GRUCell &cell, torch::Tensor x, int length) {
+  torch::NoGradGuard no_grad;
+  std::vector<torch::Tensor> samples;
+  torch::Tensor h = torch::zeros({1, 16});
+  for (int t = 0; t < length; ++t) {
+    h = cell(x, h);
+    samples.push_back(h);
+  }
+  return samples;
+}
