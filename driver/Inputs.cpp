@@ -59,13 +59,17 @@ Expected<std::unique_ptr<CompilationDatabase>> loadJsonDatabase(StringRef Path) 
       inferMissingCompileCommands(expandResponseFiles(std::move(*DB), vfs::getRealFileSystem())));
 }
 
-Expected<std::unique_ptr<CompilationDatabase>> findDatabase(StringRef FirstFile) {
+/// Finds and loads the compilation database; \p Dir receives the directory it is in.
+Expected<std::unique_ptr<CompilationDatabase>> findDatabase(StringRef FirstFile, std::string &Dir) {
   if (!BuildPath.empty()) {
-    if (sys::fs::is_regular_file(BuildPath))
+    if (sys::fs::is_regular_file(BuildPath)) {
+      Dir = sys::path::parent_path(absolutePath(BuildPath)).str();
       return loadJsonDatabase(BuildPath);
+    }
     if (!sys::fs::is_directory(BuildPath))
       return createStringError(inconvertibleErrorCode(), "%s: no such build directory",
                                BuildPath.c_str());
+    Dir = absolutePath(BuildPath);
     SmallString<256> Json(BuildPath);
     sys::path::append(Json, "compile_commands.json");
     if (sys::fs::exists(Json))
@@ -76,19 +80,33 @@ Expected<std::unique_ptr<CompilationDatabase>> findDatabase(StringRef FirstFile)
     return createStringError(inconvertibleErrorCode(), "%s: no compile_commands.json in this directory",
                              BuildPath.c_str());
   }
-  SmallString<256> Dir(FirstFile.empty() ? absolutePath(".") : absolutePath(FirstFile));
+  SmallString<256> Start(FirstFile.empty() ? absolutePath(".") : absolutePath(FirstFile));
   if (!FirstFile.empty())
-    sys::path::remove_filename(Dir);
-  for (StringRef D = Dir; !D.empty(); D = sys::path::parent_path(D)) {
+    sys::path::remove_filename(Start);
+  for (StringRef D = Start; !D.empty(); D = sys::path::parent_path(D)) {
     SmallString<256> Json(D);
     sys::path::append(Json, "compile_commands.json");
-    if (sys::fs::exists(Json))
+    if (sys::fs::exists(Json)) {
+      Dir = D.str();
       return loadJsonDatabase(Json);
+    }
   }
   return createStringError(inconvertibleErrorCode(),
                            "no compile_commands.json found in %s or its parents; pass -p "
                            "<build-dir> or compile flags after --",
-                           Dir.c_str());
+                           Start.c_str());
+}
+
+/// The deepest directory holding every one of \p Paths (absolute, normalized); empty when
+/// that is the file system root, which would make every header the project's own.
+std::string commonAncestor(ArrayRef<std::string> Paths) {
+  if (Paths.empty())
+    return "";
+  StringRef Common = sys::path::parent_path(Paths.front());
+  for (StringRef P : Paths.drop_front())
+    while (!Common.empty() && !(P.startswith(Common) && P.drop_front(Common.size()).startswith("/")))
+      Common = sys::path::parent_path(Common);
+  return Common == sys::path::root_path(Common) ? "" : Common.str();
 }
 
 Expected<std::vector<std::string>> readList(StringRef Path) {
@@ -297,8 +315,9 @@ Expected<Plan> planJobs(std::unique_ptr<CompilationDatabase> FixedDB) {
 
   bool Fixed = FixedDB != nullptr;
   std::unique_ptr<CompilationDatabase> DB = std::move(FixedDB);
+  std::string DBDir;
   if (!DB) {
-    auto Found = findDatabase(Requested.empty() ? StringRef() : StringRef(Requested.front()));
+    auto Found = findDatabase(Requested.empty() ? StringRef() : StringRef(Requested.front()), DBDir);
     if (!Found)
       return Found.takeError();
     DB = std::move(*Found);
@@ -343,6 +362,16 @@ Expected<Plan> planJobs(std::unique_ptr<CompilationDatabase> FixedDB) {
           {"no-match", R, "the pattern matches no file of the compilation database"});
   }
 
+  // The project's own headers: under the source root, or under the tree that holds the
+  // compilation database and its translation units (the named files for flags after --).
+  // Computed before any selection, so that every shard and diff run agrees on them.
+  std::vector<std::string> Tree = Fixed ? Paths : DBFiles;
+  if (!DBDir.empty())
+    Tree.push_back(DBDir + "/compile_commands.json");
+  std::vector<std::string> HeaderRoots = {sourceRoot()};
+  if (std::string Common = commonAncestor(Tree); !Common.empty())
+    HeaderRoots.push_back(Common);
+
   StringSet<> Seen;
   ConfigFiles Configs;
   for (const std::string &Path : Paths) {
@@ -360,6 +389,7 @@ Expected<Plan> planJobs(std::unique_ptr<CompilationDatabase> FixedDB) {
     }
     Job J;
     J.File = Path;
+    J.HeaderRoots = HeaderRoots;
     if (isHeader(Path)) {
       if (std::optional<std::string> Includer = findIncluder(Path, DBFiles)) {
         J.File = *Includer;

@@ -18,6 +18,9 @@ struct Job {
   std::string File;
   std::string Header;
   std::vector<clang::tooling::CompileCommand> Commands;
+  /// Directories whose headers are the project's own: their findings are reported unless a
+  /// header filter says otherwise. The same for every job of a run, whatever its shard.
+  std::vector<std::string> HeaderRoots;
 };
 
 void to_json(nlohmann::json &J, const Job &Jb);

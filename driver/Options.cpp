@@ -27,9 +27,16 @@ cl::opt<std::string> Config("config", cl::desc("clang-tidy configuration in YAML
                             cl::cat(Category));
 cl::opt<std::string> ConfigFile("config-file", cl::desc("read the configuration from this file"),
                                 cl::value_desc("path"), cl::cat(Category));
-cl::opt<std::string> HeaderFilter("header-filter",
-                                  cl::desc("regex of headers whose findings are reported"),
-                                  cl::cat(Category));
+cl::opt<std::string> HeaderFilter(
+    "header-filter",
+    cl::desc("regex of the headers whose findings are reported, matched against their absolute "
+             "normalized path ('' = none; default: the project's own headers)"),
+    cl::cat(Category));
+cl::opt<std::string> ExcludeHeaderFilter(
+    "exclude-header-filter",
+    cl::desc("regex of headers whose findings are never reported (vendored code), matched "
+             "against their absolute normalized path"),
+    cl::cat(Category));
 cl::opt<bool> SystemHeaders("system-headers", cl::desc("report findings in system headers"),
                             cl::cat(Category));
 cl::opt<std::string> WarningsAsErrors("warnings-as-errors",
@@ -130,24 +137,13 @@ private:
   std::unique_ptr<ClangTidyOptionsProvider> Inner;
 };
 
-std::string escapeRegex(StringRef S) {
-  std::string Out;
-  for (char C : S) {
-    if (StringRef("\\^$.|?*+()[]{}").contains(C))
-      Out += '\\';
-    Out += C;
-  }
-  return Out;
-}
-
 } // namespace
 
-Expected<std::unique_ptr<ClangTidyOptionsProvider>> createOptionsProvider(StringRef HeaderOnly) {
+Expected<std::unique_ptr<ClangTidyOptionsProvider>> createOptionsProvider(bool KeepAllHeaders) {
   ClangTidyGlobalOptions GlobalOptions;
   ClangTidyOptions DefaultOptions;
   DefaultOptions.Checks = defaultChecksGlob();
   DefaultOptions.WarningsAsErrors = "";
-  DefaultOptions.HeaderFilterRegex = HeaderFilter;
   DefaultOptions.SystemHeaders = SystemHeaders;
   DefaultOptions.FormatStyle = FormatStyle;
   DefaultOptions.User = sys::Process::GetEnv("USER");
@@ -165,8 +161,8 @@ Expected<std::unique_ptr<ClangTidyOptionsProvider>> createOptionsProvider(String
     OverrideOptions.FormatStyle = FormatStyle;
   if (UseColor.getNumOccurrences())
     OverrideOptions.UseColor = UseColor;
-  if (!HeaderOnly.empty())
-    OverrideOptions.HeaderFilterRegex = "(^|/)" + escapeRegex(sys::path::filename(HeaderOnly)) + "$";
+  if (KeepAllHeaders)
+    OverrideOptions.HeaderFilterRegex = ".*";
 
   auto FS = vfs::getRealFileSystem();
   std::unique_ptr<ClangTidyOptionsProvider> Provider;
@@ -210,6 +206,39 @@ Expected<std::unique_ptr<ClangTidyOptionsProvider>> createOptionsProvider(String
   if (OverrideOptions.Checks)
     return Provider;
   return std::make_unique<TorchDefaultsProvider>(std::move(Provider));
+}
+
+Expected<HeaderFilters> headerFiltersFor(StringRef File) {
+  auto Provider = createOptionsProvider();
+  if (!Provider)
+    return Provider.takeError();
+  std::optional<std::string> Include = (*Provider)->getOptions(File).HeaderFilterRegex;
+  auto Compile = [](const std::string &Pattern, StringRef Origin) -> Expected<Regex> {
+    Regex R(Pattern);
+    std::string Err;
+    if (!R.isValid(Err))
+      return createStringError(inconvertibleErrorCode(), "invalid %s regex '%s': %s",
+                               Origin.str().c_str(), Pattern.c_str(), Err.c_str());
+    return R;
+  };
+  HeaderFilters Filters;
+  // llvm::Regex rejects an empty pattern; clang-tidy reads HeaderFilterRegex '' as no header.
+  Filters.NoHeaders = Include && Include->empty();
+  if (Include && !Include->empty()) {
+    Expected<Regex> R = Compile(*Include, HeaderFilter.getNumOccurrences()
+                                              ? "--header-filter"
+                                              : "HeaderFilterRegex (configuration of " + File.str() + ")");
+    if (!R)
+      return R.takeError();
+    Filters.Include = std::move(*R);
+  }
+  if (!ExcludeHeaderFilter.empty()) {
+    Expected<Regex> R = Compile(ExcludeHeaderFilter, "--exclude-header-filter");
+    if (!R)
+      return R.takeError();
+    Filters.Exclude = std::move(*R);
+  }
+  return Filters;
 }
 
 } // namespace torchtidy::driver

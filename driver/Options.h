@@ -6,8 +6,10 @@
 #include "clang-tidy/ClangTidyOptions.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Error.h"
+#include "llvm/Support/Regex.h"
 
 #include <memory>
+#include <optional>
 #include <string>
 
 namespace torchtidy::driver {
@@ -20,6 +22,7 @@ extern llvm::cl::opt<std::string> Checks;
 extern llvm::cl::opt<std::string> Config;
 extern llvm::cl::opt<std::string> ConfigFile;
 extern llvm::cl::opt<std::string> HeaderFilter;
+extern llvm::cl::opt<std::string> ExcludeHeaderFilter;
 extern llvm::cl::opt<bool> SystemHeaders;
 extern llvm::cl::opt<std::string> WarningsAsErrors;
 extern llvm::cl::list<std::string> ExtraArgs;
@@ -55,9 +58,21 @@ extern llvm::cl::opt<std::string> WorkerJob;
 
 /// Builds the clang-tidy options provider from the command line, exactly as clang-tidy
 /// does (.clang-tidy files, --config, --config-file), with torchtidy's default checks.
-/// \p HeaderOnly, when set, narrows the header filter to that one header.
+/// The header filters in force for one file's translation unit, applied to absolute
+/// normalized paths: --header-filter, else the HeaderFilterRegex of the file's configuration
+/// (none: the project's own headers; '' = no header), and --exclude-header-filter.
+struct HeaderFilters {
+  std::optional<llvm::Regex> Include, Exclude;
+  bool NoHeaders = false;
+};
+/// Fails on an invalid regex, naming where it comes from.
+llvm::Expected<HeaderFilters> headerFiltersFor(llvm::StringRef File);
+
+/// HeaderFilterRegex is left unset unless --header-filter or a configuration sets it;
+/// \p KeepAllHeaders overrides it with ".*" so that clang-tidy keeps every non-system
+/// header's diagnostics and the worker applies the header filter itself (HeaderScope).
 llvm::Expected<std::unique_ptr<clang::tidy::ClangTidyOptionsProvider>>
-createOptionsProvider(llvm::StringRef HeaderOnly = {});
+createOptionsProvider(bool KeepAllHeaders = false);
 
 } // namespace torchtidy::driver
 

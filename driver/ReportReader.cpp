@@ -4,6 +4,7 @@
 #include "llvm/Support/FormatVariadic.h"
 
 #include <map>
+#include <set>
 
 using namespace llvm;
 using nlohmann::json;
@@ -91,6 +92,28 @@ void appendRun(json &Into, json &Run, std::map<std::string, unsigned> &RuleIndex
   json &Invocations = Into["invocations"];
   for (json &Inv : Run.value("invocations", json::array()))
     Invocations.push_back(std::move(Inv));
+}
+
+/// A header's finding comes from every shard with a TU that includes it: keeps the first of
+/// the results that differ only in wording, notes and rule index.
+void dropRepeatedFindings(json &Merged) {
+  bool Sarif = Merged.contains("runs");
+  if (Sarif && Merged["runs"].empty())
+    return;
+  json &Results = Sarif ? Merged["runs"][0]["results"] : Merged["findings"];
+  std::set<std::string> Seen;
+  json Kept = json::array();
+  for (json &Res : Results) {
+    json Key = Res;
+    if (Key.is_object())
+      for (const char *Wording : {"message", "notes", "relatedLocations", "ruleIndex"})
+        Key.erase(Wording);
+    if (Seen.insert(Key.dump(-1, ' ', false, json::error_handler_t::replace)).second)
+      Kept.push_back(std::move(Res));
+  }
+  if (!Sarif)
+    Merged["summary"]["findings"] = Kept.size();
+  Results = std::move(Kept);
 }
 
 } // namespace
@@ -200,6 +223,8 @@ Expected<json> mergeReports(const std::vector<std::pair<std::string, std::string
       appendRun(Runs[0], Run, RuleIndex);
     }
   }
+  if (Merged.is_object())
+    dropRepeatedFindings(Merged);
   return Merged;
 }
 

@@ -36,12 +36,16 @@ void to_json(json &J, const Job &Jb) {
                         {"file", C.Filename},
                         {"arguments", C.CommandLine},
                         {"output", C.Output}});
-  J = json{{"file", Jb.File}, {"header", Jb.Header}, {"commands", Commands}};
+  J = json{{"file", Jb.File},
+           {"header", Jb.Header},
+           {"commands", Commands},
+           {"header_roots", Jb.HeaderRoots}};
 }
 
 void from_json(const json &J, Job &Jb) {
   J.at("file").get_to(Jb.File);
   J.at("header").get_to(Jb.Header);
+  J.at("header_roots").get_to(Jb.HeaderRoots);
   for (const json &C : J.at("commands"))
     Jb.Commands.emplace_back(C.at("directory").get<std::string>(), C.at("file").get<std::string>(),
                              C.at("arguments").get<std::vector<std::string>>(),
@@ -251,6 +255,37 @@ Message toMessage(const DiagnosticMessage &D, StringRef BuildDir, PositionTable 
   return M;
 }
 
+/// Which files of a TU report findings. clang-tidy 16 keeps only the main file unless
+/// HeaderFilterRegex matches the header's path as spelled in the #include; the worker makes
+/// clang-tidy keep every non-system header (KeepAllHeaders) and decides here, on absolute
+/// normalized paths: only the header named on the command line, if any; else the user's
+/// header filter; else the headers under the project's roots; never an excluded header.
+class HeaderScope {
+public:
+  HeaderScope(const Job &J, HeaderFilters Filters) : J(J), Filters(std::move(Filters)) {}
+
+  bool reports(const Finding &F) const {
+    StringRef File = F.Primary.Where.File;
+    if (isCompilerError(F) || File.empty())
+      return true;
+    if (!J.Header.empty())
+      return File == J.Header;
+    if (File == J.File)
+      return true;
+    if (Filters.NoHeaders || (Filters.Exclude && Filters.Exclude->match(File)))
+      return false;
+    if (Filters.Include)
+      return Filters.Include->match(File);
+    return llvm::any_of(J.HeaderRoots, [&](StringRef Root) {
+      return File.startswith(Root) && File.drop_front(Root.size()).startswith("/");
+    });
+  }
+
+private:
+  const Job &J;
+  HeaderFilters Filters;
+};
+
 const char *levelName(tooling::Diagnostic::Level L) {
   switch (L) {
   case tooling::Diagnostic::Error:
@@ -265,7 +300,14 @@ const char *levelName(tooling::Diagnostic::Level L) {
 } // namespace
 
 int runWorker(const Job &J, StringRef OutPath) {
-  auto Provider = createOptionsProvider(J.Header);
+  // The coordinator has validated the header filters already.
+  Expected<HeaderFilters> Filters = headerFiltersFor(J.File);
+  if (!Filters) {
+    errs() << "torchtidy: error: " << toString(Filters.takeError()) << "\n";
+    return 2;
+  }
+  HeaderScope Scope(J, std::move(*Filters));
+  auto Provider = createOptionsProvider(/*KeepAllHeaders=*/true);
   if (!Provider) {
     errs() << "torchtidy: error: " << toString(Provider.takeError()) << "\n";
     return 2;
@@ -326,6 +368,8 @@ int runWorker(const Job &J, StringRef OutPath) {
     F.WarningAsError = E.IsWarningAsError;
     F.Aliases = E.EnabledDiagnosticAliases;
     F.Primary = toMessage(E.Message, E.BuildDirectory, Positions);
+    if (!Scope.reports(F))
+      continue;
     for (const DiagnosticMessage &N : E.Notes)
       F.Notes.push_back(toMessage(N, E.BuildDirectory, Positions));
     if (isCompilerError(F) && Result.Problem.empty()) {

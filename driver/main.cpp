@@ -357,6 +357,12 @@ int main(int argc, const char **argv) {
     error(toString(P.takeError()));
     return ExitBadInput;
   }
+  // An invalid header filter would fail every worker; say so once, before any analysis.
+  for (const Job &J : P->Jobs)
+    if (Expected<HeaderFilters> Filters = headerFiltersFor(J.File); !Filters) {
+      error(toString(Filters.takeError()));
+      return ExitBadInput;
+    }
 
   RunReport Report;
   // Asking git for the root costs a process start that plain text output does not need.
@@ -387,7 +393,9 @@ int main(int argc, const char **argv) {
   std::string DowngradeWarnedFor;
   for (const Problem &Pr : P->Problems)
     Report.Notifications.push_back({Pr.Kind, Pr.File, Pr.Message, {}});
-  std::set<std::tuple<std::string, std::string, unsigned, std::string>> Seen;
+  // A header's findings come once from every TU that includes it, their wording possibly
+  // differing per instantiation: one finding per check, header and line (the first TU's).
+  std::set<std::tuple<std::string, std::string, unsigned, unsigned, std::string>> Seen;
   for (WorkerOutcome &O : Outcomes) {
     JobResult &R = O.Result;
     StringRef Subject = R.Header.empty() ? R.File : R.Header;
@@ -410,9 +418,11 @@ int main(int argc, const char **argv) {
       Report.Notifications.push_back(std::move(N));
     }
     for (Finding &F : R.Findings) {
-      if (!R.Header.empty() && !isCompilerError(F) && F.Primary.Where.File != R.Header)
-        continue;
-      if (!Seen.insert({F.Check, F.Primary.Where.File, F.Primary.Offset, F.Primary.Text}).second)
+      const Span &W = F.Primary.Where;
+      bool InHeader = W.File != R.File;
+      if (!Seen.insert({F.Check, W.File, InHeader ? W.Line : 0, InHeader ? 0 : F.Primary.Offset,
+                        InHeader ? "" : F.Primary.Text})
+               .second)
         continue;
       Report.Findings.push_back(std::move(F));
     }

@@ -1,0 +1,11 @@
+// Included with -isystem: a system header, never reported.
+#pragma once
+#include <torch/torch.h>
+
+inline void systemFit(torch::nn::Linear &fc, const torch::Tensor &x) {
+  torch::optim::SGD optimizer(fc->parameters(), 0.1);
+  for (int step = 0; step < 5; ++step) {
+    fc->forward(x).sum().backward();
+    optimizer.step();
+  }
+}
