@@ -161,7 +161,7 @@ std::unique_ptr<ResultCache> ResultCache::open() {
 }
 
 std::string ResultCache::key(const Job &J) {
-  auto Provider = createOptionsProvider(J.Header);
+  auto Provider = createOptionsProvider();
   if (!Provider) {
     consumeError(Provider.takeError());
     return "";
@@ -173,7 +173,10 @@ std::string ResultCache::key(const Job &J) {
             {"options", clang::tidy::configurationAsText((*Provider)->getOptions(J.File))},
             {"fix-notes", bool(FixNotes)},
             {"file", J.File},
-            {"header", J.Header}};
+            {"header", J.Header},
+            // Which headers report findings (HeaderScope in the worker).
+            {"header-roots", J.HeaderRoots},
+            {"exclude-header-filter", std::string(ExcludeHeaderFilter)}};
   // The driver consults these when it searches for headers.
   for (const char *Var : {"CPATH", "CPLUS_INCLUDE_PATH", "C_INCLUDE_PATH"})
     K["env"][Var] = sys::Process::GetEnv(Var).value_or("");
