@@ -104,12 +104,6 @@ std::string ruleName(StringRef ClassName) {
   return N.str();
 }
 
-std::string helpUri(StringRef Id) {
-  StringRef Name = Id;
-  Name.consume_front("torch-");
-  return (Twine(TORCHTIDY_HOMEPAGE) + "/blob/main/docs/checks/" + Name + ".md").str();
-}
-
 /// The first paragraph of a docs page that is not a heading.
 std::string firstParagraph(StringRef Markdown) {
   SmallVector<StringRef, 16> Paragraphs;
@@ -197,6 +191,12 @@ void fingerprint(RunReport &R) {
     unsigned Occurrence = ++Seen[Key];
     F.Fingerprint = hex(xxHash64(Key), 16) + ":" + std::to_string(Occurrence);
   }
+}
+
+std::string helpUri(StringRef Id) {
+  StringRef Name = Id;
+  Name.consume_front("torch-");
+  return (Twine(TORCHTIDY_HOMEPAGE) + "/blob/main/docs/checks/" + Name + ".md").str();
 }
 
 unsigned countFindings(const RunReport &R) {

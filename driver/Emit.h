@@ -47,6 +47,9 @@ void applyBaseline(RunReport &R, const llvm::StringSet<> &Known);
 
 unsigned countFindings(const RunReport &R);
 
+/// The docs page of check \p Id on the project page.
+std::string helpUri(llvm::StringRef Id);
+
 /// clang-tidy's own text rendering (and fix application) of the report, to stdout or,
 /// when \p StdoutPath is set, to that file ("/dev/null" to only apply fixes); errors
 /// name \p ReportName.

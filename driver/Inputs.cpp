@@ -312,7 +312,12 @@ Expected<Plan> planJobs(std::unique_ptr<CompilationDatabase> FixedDB) {
     Result.NothingChanged = true;
     return Result;
   }
+  return planFiles(std::move(Requested), std::move(FixedDB));
+}
 
+Expected<Plan> planFiles(std::vector<std::string> Requested,
+                         std::unique_ptr<CompilationDatabase> FixedDB) {
+  Plan Result;
   bool Fixed = FixedDB != nullptr;
   std::unique_ptr<CompilationDatabase> DB = std::move(FixedDB);
   std::string DBDir;

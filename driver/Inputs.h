@@ -33,6 +33,11 @@ struct Plan {
 /// \p FixedDB is the database built from flags after `--`, if any.
 llvm::Expected<Plan> planJobs(std::unique_ptr<clang::tooling::CompilationDatabase> FixedDB);
 
+/// The jobs for \p Requested (files or globs) as planJobs makes them, without the
+/// changed-files modes.
+llvm::Expected<Plan> planFiles(std::vector<std::string> Requested,
+                               std::unique_ptr<clang::tooling::CompilationDatabase> FixedDB = nullptr);
+
 /// Runs \p Args (Args[0] is looked up in PATH) and returns its stdout, or nothing when it
 /// cannot be run or fails.
 std::optional<std::string> captureOutput(std::vector<std::string> Args);

@@ -21,6 +21,9 @@ struct Job {
   /// Directories whose headers are the project's own: their findings are reported unless a
   /// header filter says otherwise. The same for every job of a run, whatever its shard.
   std::vector<std::string> HeaderRoots;
+  /// A file holding the text to analyze instead of the contents on disk of Header, or of
+  /// File without one (an editor's unsaved buffer).
+  std::string Overlay;
 };
 
 void to_json(nlohmann::json &J, const Job &Jb);

@@ -39,13 +39,15 @@ void to_json(json &J, const Job &Jb) {
   J = json{{"file", Jb.File},
            {"header", Jb.Header},
            {"commands", Commands},
-           {"header_roots", Jb.HeaderRoots}};
+           {"header_roots", Jb.HeaderRoots},
+           {"overlay", Jb.Overlay}};
 }
 
 void from_json(const json &J, Job &Jb) {
   J.at("file").get_to(Jb.File);
   J.at("header").get_to(Jb.Header);
   J.at("header_roots").get_to(Jb.HeaderRoots);
+  J.at("overlay").get_to(Jb.Overlay);
   for (const json &C : J.at("commands"))
     Jb.Commands.emplace_back(C.at("directory").get<std::string>(), C.at("file").get<std::string>(),
                              C.at("arguments").get<std::vector<std::string>>(),
@@ -162,9 +164,11 @@ std::string downgradeStd(CommandLineArguments &Args) {
   return Replaced;
 }
 
-/// Line/column lookups on the files as they are on disk, as clang-tidy's own reporter does.
+/// Line/column lookups on the files as the analysis read them (on disk, or an overlay).
 class PositionTable {
 public:
+  explicit PositionTable(vfs::FileSystem &FS) : FS(FS) {}
+
   std::string absolute(StringRef Path, StringRef BuildDir) {
     SmallString<256> P(Path);
     if (!sys::path::is_absolute(P)) {
@@ -205,7 +209,7 @@ private:
     auto It = Starts.find(File);
     if (It != Starts.end())
       return &It->second;
-    ErrorOr<std::unique_ptr<MemoryBuffer>> Buffer = MemoryBuffer::getFile(File);
+    ErrorOr<std::unique_ptr<MemoryBuffer>> Buffer = FS.getBufferForFile(File);
     if (!Buffer)
       return nullptr;
     std::vector<unsigned> &L = Starts[File];
@@ -218,6 +222,7 @@ private:
     return &L;
   }
 
+  vfs::FileSystem &FS;
   std::map<std::string, std::vector<unsigned>> Starts;
   std::map<std::string, std::unique_ptr<MemoryBuffer>> Buffers;
 };
@@ -316,6 +321,21 @@ int runWorker(const Job &J, StringRef OutPath) {
   IntrusiveRefCntPtr<vfs::OverlayFileSystem> FS(
       new vfs::OverlayFileSystem(vfs::getRealFileSystem()));
 
+  if (!J.Overlay.empty()) {
+    ErrorOr<std::unique_ptr<MemoryBuffer>> Text = MemoryBuffer::getFile(J.Overlay);
+    if (!Text) {
+      errs() << "torchtidy: error: cannot read " << J.Overlay << ": " << Text.getError().message()
+             << "\n";
+      return 3;
+    }
+    // The buffer stands for the file the editor shows: the header, when analyzed through
+    // a translation unit that includes it.
+    IntrusiveRefCntPtr<vfs::InMemoryFileSystem> Unsaved(new vfs::InMemoryFileSystem);
+    Unsaved->addFile(J.Header.empty() ? J.File : J.Header, /*ModificationTime=*/0,
+                     std::move(*Text));
+    FS->pushOverlay(Unsaved);
+  }
+
   JobResult Result;
   Result.File = J.File;
   Result.Header = J.Header;
@@ -359,7 +379,7 @@ int runWorker(const Job &J, StringRef OutPath) {
   TidyActionFactory Factory(Context, FS, std::string(CacheDir));
   int ToolStatus = Tool.run(&Factory);
 
-  PositionTable Positions;
+  PositionTable Positions(*FS);
   for (const ClangTidyError &E : DiagConsumer.take()) {
     Finding F;
     F.Check = E.DiagnosticName;

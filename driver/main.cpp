@@ -6,9 +6,11 @@
 #include "Inputs.h"
 #include "Interrupt.h"
 #include "Job.h"
+#include "Lsp.h"
 #include "Options.h"
 #include "OutputFile.h"
 #include "ReportReader.h"
+#include "WorkerProcess.h"
 #include "TorchTidyModule.h"
 
 #include "clang-tidy/ClangTidy.h"
@@ -44,6 +46,7 @@ const char Overview[] = R"(LibTorch training-code analyzer (clang-tidy compatibl
 
   torchtidy [options] [<file or glob>...] [-- <compile flags>]
   torchtidy merge a.sarif b.sarif... [-o all.sarif]
+  torchtidy lsp [options]            (a Language Server on stdin/stdout; docs/lsp.md)
 
 Without files, every translation unit of the compilation database is analyzed.
 Exit status: 0 no findings, 1 findings, 2 bad invocation or a file that could not be
@@ -57,11 +60,6 @@ void warning(const Twine &Msg) {
   if (!Quiet)
     errs() << "torchtidy: warning: " << Msg << "\n";
 }
-
-struct WorkerOutcome {
-  JobResult Result;
-  bool Internal = false;
-};
 
 /// Runs every job in a worker process, at most \p Parallel at a time, unless \p Cache
 /// replays its result; results come back in job order whatever order the workers finish in.
@@ -103,65 +101,8 @@ std::vector<WorkerOutcome> runJobs(const std::vector<Job> &Jobs, StringRef Self,
         return;
       }
     auto Started = std::chrono::system_clock::now();
-    Out.Result.File = Jobs[I].File;
-    Out.Result.Header = Jobs[I].Header;
-    std::string Base = (TmpDir + "/" + Twine(I)).str();
-    std::string JobPath = Base + ".job.json", ResultPath = Base + ".result.json",
-                LogPath = Base + ".log";
-    {
-      // CBOR, not JSON text: paths and source lines are bytes that need not be UTF-8.
-      std::vector<uint8_t> Bytes = json::to_cbor(json{{"job", Jobs[I]}, {"out", ResultPath}});
-      std::error_code EC;
-      raw_fd_ostream JobOut(JobPath, EC);
-      JobOut.write(reinterpret_cast<const char *>(Bytes.data()), Bytes.size());
-    }
-    std::string WorkerFlag = "--worker=" + JobPath;
-    std::vector<StringRef> Args = {Self, WorkerFlag};
-    for (const char *A : OriginalArgs)
-      Args.push_back(A);
-    std::optional<StringRef> Redirects[] = {StringRef(""), StringRef(LogPath), StringRef(LogPath)};
-    std::string ErrMsg;
-    bool ExecutionFailed = false;
-    sys::ProcessInfo PI =
-        sys::ExecuteNoWait(Self, Args, std::nullopt, Redirects, 0, &ErrMsg, &ExecutionFailed);
-    int RC = -1;
-    if (!ExecutionFailed) {
-      setWorker(Slot, PI.Pid);
-      RC = sys::Wait(PI, std::nullopt, &ErrMsg).ReturnCode;
-      setWorker(Slot, 0);
-    }
-    ErrorOr<std::unique_ptr<MemoryBuffer>> Result = MemoryBuffer::getFile(ResultPath);
-    if (RC == 0 && Result) {
-      json J = json::from_cbor((*Result)->getBuffer(), true, false);
-      if (J.is_discarded()) {
-        RC = -1;
-        ErrMsg = "unreadable worker result";
-      } else {
-        try {
-          Out.Result = J.get<JobResult>();
-        } catch (const json::exception &E) {
-          RC = -1;
-          ErrMsg = std::string("unreadable worker result: ") + E.what();
-        }
-      }
-    }
-    if (RC != 0 || !Result) {
-      Out.Internal = true;
-      Out.Result.Analyzed = false;
-      if (ErrMsg.empty()) {
-        ErrMsg = "exit status " + std::to_string(RC);
-        if (ErrorOr<std::unique_ptr<MemoryBuffer>> Log = MemoryBuffer::getFile(LogPath)) {
-          StringRef Last = (*Log)->getBuffer().rtrim().rsplit('\n').second;
-          if (Last.empty())
-            Last = (*Log)->getBuffer().rtrim();
-          if (!Last.empty())
-            ErrMsg += ": " + Last.str();
-        }
-      }
-      Out.Result.Problem = "the analyzer failed on this file (" + ErrMsg + ")";
-    }
-    for (const std::string &P : {JobPath, ResultPath, LogPath})
-      sys::fs::remove(P);
+    Out = runInWorker(Jobs[I], Self, OriginalArgs, (TmpDir + "/" + Twine(I)).str(),
+                      [Slot](sys::procid_t Pid) { setWorker(Slot, Pid); });
     if (Cache && !Out.Internal)
       Cache->store(Key, Out.Result, Started);
     ReportProgress(I);
@@ -260,6 +201,13 @@ int main(int argc, const char **argv) {
   InitLLVM X(argc, argv);
   if (argc > 1 && StringRef(argv[1]) == "merge")
     return runMerge(argc - 1, argv + 1);
+  // `torchtidy lsp [options]`: the options apply to every analysis the server runs.
+  bool Lsp = argc > 1 && StringRef(argv[1]) == "lsp";
+  if (Lsp) {
+    argv[1] = argv[0];
+    ++argv;
+    --argc;
+  }
 
   std::vector<const char *> OriginalArgs(argv + 1, argv + argc);
   int OptionArgc = argc;
@@ -349,6 +297,13 @@ int main(int argc, const char **argv) {
   if (Expected<uint64_t> Size = parseCacheSize(CacheMaxSize); !Size) {
     error(toString(Size.takeError()));
     return ExitBadInput;
+  }
+  if (Lsp) {
+    if (!Files.empty() || FixedDB) {
+      error("lsp: the editor names the files: give options only");
+      return ExitBadInput;
+    }
+    return runLsp(sys::fs::getMainExecutable(argv[0], (void *)&runWorkerFromFile), OriginalArgs);
   }
   handleInterrupts(Parallel);
 

@@ -75,6 +75,12 @@ config.substitutions.append(("%filecheck",
 
 config.environment["PATH"] = os.pathsep.join(
     [config.llvm_tools_dir, config.environment.get("PATH", "")])
+# Editors start `torchtidy lsp` from PATH (lit's shell expands no variables).
+config.substitutions.append(("%{path_with_driver}", os.pathsep.join(
+    [os.path.dirname(config.driver_path), config.environment["PATH"]])))
+# The Neovim test needs Debian's neovim (scripts/setup installs it); without it, UNSUPPORTED.
+if shutil.which("nvim"):
+    config.available_features.add("nvim")
 
 # The driver's cache: a fresh directory for every lit run (one per mode: CTest runs both
 # modes at once), never the user's own ~/.cache/torchtidy.
