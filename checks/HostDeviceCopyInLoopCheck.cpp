@@ -72,21 +72,6 @@ bool declaredInside(const Decl *D, const Stmt *Loop, const SourceManager &SM) {
   return isWithin(D->getLocation(), Loop->getSourceRange(), SM);
 }
 
-/// Every variable the expression reads is invariant in \p Loop (literals and constants are).
-bool allInputsInvariant(const Expr *E, const Stmt *Loop, AutogradModel &Model) {
-  auto Refs = match(findAll(expr(anyOf(declRefExpr(to(varDecl())), memberExpr())).bind("r")), *E, Model.context());
-  for (const BoundNodes &B : Refs) {
-    const auto *R = B.getNodeAs<Expr>("r");
-    if (isa<MemberExpr>(R) && !isa<FieldDecl>(cast<MemberExpr>(R)->getMemberDecl()))
-      continue;
-    if (const auto *DRE = dyn_cast<DeclRefExpr>(R); DRE && cast<VarDecl>(DRE->getDecl())->getType().isConstQualified())
-      continue;
-    if (!Model.invariantEntity(R, Loop))
-      return false;
-  }
-  return true;
-}
-
 /// The host factory whose tensor \p E is in this iteration: `torch::ones(...)` itself, or
 /// through arithmetic with other such tensors and scalars, `.detach()`, dtype conversions and
 /// the locals of the loop body. torch::tensor(values) only when `values` is invariant (it wraps
@@ -128,7 +113,7 @@ const CallExpr *hostFactoryOf(const Expr *E, const Stmt *Loop, AutogradModel &Mo
   const FunctionDecl *FD = Call ? Call->getDirectCallee() : nullptr;
   if (!FD || !FD->getIdentifier() || !isInSystemHeader(FD) || !llvm::is_contained(names::HostFactories, FD->getName()))
     return nullptr;
-  return FD->getName() != "tensor" || allInputsInvariant(Call, Loop, Model) ? Call : nullptr;
+  return FD->getName() != "tensor" || Model.readsOnlyInvariants(Call, Loop) ? Call : nullptr;
 }
 
 /// The host copy `x.cpu()` / `x.to(kCPU)` somewhere in the chain of tensor calls that

@@ -16,13 +16,10 @@ using namespace clang::ast_matchers;
 namespace torchtidy {
 namespace {
 
-/// Tensor methods and functions whose result size depends on the data: the host waits for
-/// the device to learn it.
-const std::vector<StringRef> DataDependentMethods = {"nonzero", "masked_select", "argwhere",
-                                                     "unique_consecutive"};
-const std::vector<StringRef> DataDependentFunctions = {
-    "::at::nonzero", "::at::masked_select", "::at::argwhere", "::at::_unique",
-    "::at::_unique2", "::at::unique_dim", "::at::unique_consecutive"};
+const std::vector<StringRef> DataDependentMethods(std::begin(names::DataDependentMethods),
+                                                 std::end(names::DataDependentMethods));
+const std::vector<StringRef> DataDependentFunctions(std::begin(names::DataDependentFunctions),
+                                                   std::end(names::DataDependentFunctions));
 
 /// The parent of \p N, or none.
 DynTypedNode parentOf(const DynTypedNode &N, ASTContext &Ctx) {
@@ -67,18 +64,14 @@ bool isSyncingOp(const Expr *E) {
                       [&](StringRef N) { return FD->getQualifiedNameAsString() == N.drop_front(2); });
 }
 
-/// LibTorch factories that create a tensor on the host unless their options name a device.
-constexpr StringRef HostFactories[] = {"zeros", "ones", "empty", "full", "rand", "randn", "randint", "randperm",
-                                       "arange", "range", "linspace", "logspace", "eye", "tensor", "normal",
-                                       "scalar_tensor", "from_blob"};
-
 /// A LibTorch factory (`torch::full({}, 0.1)`) whose arguments name no device and no
 /// options that might: the tensor is created on the host.
 bool isHostFactoryCall(const Expr *E) {
   const auto *Call = dyn_cast<CallExpr>(E);
   const FunctionDecl *FD = Call && !isa<CXXMemberCallExpr>(Call) ? Call->getDirectCallee() : nullptr;
   if (!FD || !FD->getIdentifier() || !isInSystemHeader(FD) || !isTensorType(Call->getType()) ||
-      !llvm::is_contained(HostFactories, FD->getName()))
+      // from_blob wraps host memory.
+      !(llvm::is_contained(names::HostFactories, FD->getName()) || FD->getName() == "from_blob"))
     return false;
   ASTContext &Ctx = FD->getASTContext();
   auto DeviceOrOptions = expr(anyOf(hasType(cxxRecordDecl(hasName(names::Device))),
@@ -219,17 +212,6 @@ const Stmt *loopAround(const Stmt *S, ASTContext &Ctx, std::vector<const Expr *>
   return nullptr;
 }
 
-/// Whether a backward() or optimizer step() runs on every iteration of \p Loop itself, not
-/// only in a nested loop (an epoch loop around the batch loop, or around a train() helper
-/// that loops, runs once per epoch).
-bool stepsEachIteration(const Stmt *Loop, AutogradModel &Model) {
-  return llvm::any_of(Model.loop(Loop).Events, [&](const LoopEvent &E) {
-    return (E.Kind == LoopEventKind::Backward || E.Kind == LoopEventKind::Step) &&
-           Model.enclosingLoop(E.Site) == Loop &&
-           (E.Call == E.Site || !Model.enclosingLoop(E.Call));
-  });
-}
-
 /// Whether \p Fn shows that tensors live on an accelerator: a torch::Device value, a
 /// non-CPU DeviceType, `.cuda()`, a CUDA query, or (for a method) a Device field.
 bool mentionsDevice(const FunctionDecl *Fn, ASTContext &Ctx) {
@@ -277,7 +259,7 @@ std::optional<HotLoop> hotLoop(const Stmt *S, bool TrainingOnly, AutogradModel &
   if (!Fn)
     return std::nullopt;
   for (const Stmt *L = loopAround(S, Ctx, Conds); L; L = loopAround(L, Ctx, Conds)) {
-    if (TrainingOnly && !stepsEachIteration(L, Model))
+    if (TrainingOnly && !Model.runsEachIteration(L, {LoopEventKind::Backward, LoopEventKind::Step}))
       continue;
     if (!llvm::all_of(Conds, [&](const Expr *C) { return invariantIn(C, L, Fn, Model); }))
       return std::nullopt;

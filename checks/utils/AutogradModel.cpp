@@ -739,6 +739,30 @@ bool AutogradModel::almostEveryIteration(const Expr *Cond, const Stmt *Loop) {
   return Modulo;
 }
 
+bool AutogradModel::runsEachIteration(const Stmt *Loop, ArrayRef<LoopEventKind> Kinds) {
+  return llvm::any_of(loop(Loop).Events, [&](const LoopEvent &E) {
+    return llvm::is_contained(Kinds, E.Kind) && enclosingLoop(E.Site) == Loop &&
+           (E.Call == E.Site || !enclosingLoop(E.Call));
+  });
+}
+
+LoopSite AutogradModel::loopRunning(const Stmt *S, ArrayRef<LoopEventKind> Kinds) {
+  std::function<LoopSite(const Stmt *, unsigned)> Find = [&](const Stmt *From, unsigned Depth) -> LoopSite {
+    for (const Stmt *L = enclosingLoop(From); L; L = enclosingLoop(L))
+      if (runsEachIteration(L, Kinds))
+        return {L, nullptr};
+    // A lambda defined before the loop and called in it is found through its calls.
+    const FunctionDecl *FD = enclosingFunction(From, Ctx);
+    if (Depth == 0 || !FD)
+      return {};
+    for (const CallExpr *Call : callersOf(FD))
+      if (LoopSite Found = Find(Call, Depth - 1); Found.Loop)
+        return {Found.Loop, Found.Via ? Found.Via : Call};
+    return {};
+  };
+  return S ? Find(S, DefaultDepth) : LoopSite{};
+}
+
 unsigned AutogradModel::everyNth(const Stmt *S, const Stmt *Loop) {
   const Stmt *Body = loopBody(Loop);
   unsigned Every = 1;
@@ -796,6 +820,22 @@ bool declaredIn(const ValueDecl *D, const Stmt *Loop, ASTContext &Ctx) {
       return true;
     if (const auto *FD = N.get<FunctionDecl>(); FD && !isLambdaCallOperator(FD))
       return false;
+  }
+  return false;
+}
+
+/// Whether the local \p VD belongs to the function \p S is in, or to a function enclosing the
+/// lambda \p S is in, rather than to a helper called from there.
+bool declaredAround(const VarDecl *VD, const Stmt *S, ASTContext &Ctx) {
+  const DeclContext *Owner = VD->getParentFunctionOrMethod();
+  for (const FunctionDecl *FD = enclosingFunction(S, Ctx); FD;) {
+    if (FD == Owner)
+      return true;
+    // A lambda's locals and captures belong to the function it is defined in.
+    const auto *MD = dyn_cast<CXXMethodDecl>(FD);
+    if (!MD || !MD->getParent()->isLambda())
+      return false;
+    FD = dyn_cast_or_null<FunctionDecl>(MD->getParent()->getParentFunctionOrMethod());
   }
   return false;
 }
@@ -919,6 +959,57 @@ bool AutogradModel::sameEveryIteration(const Expr *E, const Stmt *Loop) {
     return true;
   };
   return E && Loop && Same(E, 4);
+}
+
+bool AutogradModel::readsOnlyInvariants(const Expr *E, const Stmt *Loop) {
+  auto Refs = match(findAll(expr(anyOf(declRefExpr(to(varDecl())), memberExpr())).bind("r")), *E, Ctx);
+  for (const BoundNodes &B : Refs) {
+    const auto *R = B.getNodeAs<Expr>("r");
+    if (isa<MemberExpr>(R) && !isa<FieldDecl>(cast<MemberExpr>(R)->getMemberDecl()))
+      continue;
+    if (const auto *DRE = dyn_cast<DeclRefExpr>(R)) {
+      const auto *VD = cast<VarDecl>(DRE->getDecl());
+      if (VD->isUsableInConstantExpressions(Ctx))
+        continue;
+      if (VD->hasLocalStorage() && !declaredAround(VD, Loop, Ctx))
+        return false;
+      if (VD->getType().isConstQualified() && !declaredIn(VD, Loop, Ctx))
+        continue;
+    }
+    if (!invariantEntity(R, Loop))
+      return false;
+  }
+  return true;
+}
+
+bool AutogradModel::valueEscapes(const VarDecl *V, const Stmt *Scope) {
+  auto Ref = declRefExpr(to(varDecl(equalsNode(V))));
+  auto Named = ignoringParenImpCasts(
+      expr(anyOf(Ref, callExpr(callee(functionDecl(hasAnyName("::std::move", "::std::forward"))),
+                               hasArgument(0, ignoringParenImpCasts(Ref))))));
+  // Through the copy or move a by-value return or argument makes.
+  auto Value = ignoringImplicit(expr(anyOf(Named, cxxConstructExpr(argumentCountIs(1), hasArgument(0, Named)))));
+  auto Insert = cxxMemberCallExpr(callee(cxxMethodDecl(hasAnyName("push_back", "emplace_back", "push_front",
+                                                                  "emplace_front", "insert", "emplace", "push",
+                                                                  "assign", "insert_or_assign"))),
+                                  hasAnyArgument(Value));
+  auto Aggregate = expr(anyOf(initListExpr(hasType(recordDecl()), has(Value)),
+                              callExpr(callee(functionDecl(hasAnyName("::std::make_pair", "::std::make_tuple"))),
+                                       hasAnyArgument(Value))));
+  auto Stores = stmt(anyOf(returnStmt(hasReturnValue(Value)), Insert, Aggregate,
+                           cxxOperatorCallExpr(hasOverloadedOperatorName("="), hasArgument(1, Value),
+                                               hasArgument(0, expr().bind("to")))));
+  for (const BoundNodes &B : match(findAll(Stores.bind("s")), *Scope, Ctx)) {
+    const auto *To = B.getNodeAs<Expr>("to");
+    if (!To)
+      return true;
+    // Assigned to a local of this scope: that local carries it no further than V does.
+    const auto *Local = dyn_cast<DeclRefExpr>(To->IgnoreParenImpCasts());
+    const auto *LocalVar = Local ? dyn_cast<VarDecl>(Local->getDecl()) : nullptr;
+    if (!LocalVar || !LocalVar->hasLocalStorage() || !declaredIn(LocalVar, Scope, Ctx))
+      return true;
+  }
+  return false;
 }
 
 const ValueDecl *AutogradModel::invariantEntity(const Expr *E, const Stmt *Loop) {

@@ -96,6 +96,12 @@ struct PerIteration {
   const clang::CallExpr *Via = nullptr;
 };
 
+/// Where a statement runs on every iteration of a loop (see AutogradModel::loopRunning).
+struct LoopSite {
+  const clang::Stmt *Loop = nullptr;    ///< the loop; null when there is none
+  const clang::CallExpr *Via = nullptr; ///< the call in the loop that reaches the statement, or null
+};
+
 /// The variable or field \p E names directly: `total`, `this->total_`, `stats.loss`.
 const clang::ValueDecl *namedDecl(const clang::Expr *E);
 
@@ -185,6 +191,13 @@ public:
   llvm::SmallVector<const clang::Stmt *, 4> sitesIn(const clang::Stmt *Root, LoopEventKind K);
   /// The innermost training loop around \p S, in its function or around a caller.
   const clang::Stmt *trainingLoopOf(const clang::Stmt *S);
+  /// Whether \p Loop runs one of \p Kinds on each of its own iterations, directly or through a
+  /// helper that does not loop itself (an epoch loop around the batch loop does not).
+  bool runsEachIteration(const clang::Stmt *Loop, llvm::ArrayRef<LoopEventKind> Kinds);
+  /// The innermost loop around \p S that runs one of \p Kinds on each of its own iterations
+  /// (see runsEachIteration), in S's function or around a call of it (up to DefaultDepth
+  /// callers); and the call in that loop that reaches S when S is in a helper.
+  LoopSite loopRunning(const clang::Stmt *S, llvm::ArrayRef<LoopEventKind> Kinds);
   /// How often \p S runs per iteration of \p Loop (encoding of LoopEvent::Every). `if (i % k)`
   /// (also `if (enabled && i % k)`) skips one iteration in k: its then-branch counts as every
   /// iteration.
@@ -204,12 +217,21 @@ public:
   /// it reads is loop-invariant or a local of the loop initialised from such values only, and
   /// it calls no user function (which might return something new each time).
   bool sameEveryIteration(const clang::Expr *E, const clang::Stmt *Loop);
+  /// Every variable and field \p E reads is invariant in \p Loop (see isLoopInvariant);
+  /// literals and constants are. The locals and parameters of a function the loop is not in
+  /// (a helper called from it) are not: they are computed per call. Calls are followed only
+  /// through their arguments.
+  bool readsOnlyInvariants(const clang::Expr *E, const clang::Stmt *Loop);
   /// The variable or field \p E names (`x`, `model->`, `this->field`, `s.field`) when it is
   /// invariant in \p Loop (see isLoopInvariant); null otherwise.
   const clang::ValueDecl *invariantEntity(const clang::Expr *E, const clang::Stmt *Loop);
   /// What \p Container holds survives an iteration of \p Loop: it is declared outside the loop
   /// and not cleared or reassigned on every path later in the iteration.
   bool outlivesIteration(const clang::ValueDecl *Container, const clang::Stmt *Loop);
+  /// The value of the local \p V, declared in \p Scope (a loop body, a helper's body), is kept
+  /// beyond it: returned, inserted into a container, or assigned, moved or put into an
+  /// aggregate that is declared outside \p Scope (a variable, an element, a field).
+  bool valueEscapes(const clang::VarDecl *V, const clang::Stmt *Scope);
   /// The value \p Value (a variable, a container) later feeds a backward() after \p From.
   bool reachesBackward(const clang::Expr *Value, const clang::Stmt *From);
   /// The tensor variable, field or reference parameter \p D, written in \p WrittenIn, is meant

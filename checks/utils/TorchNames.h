@@ -62,6 +62,37 @@ inline constexpr llvm::StringLiteral CudaDeviceAllocations[] = {
 inline constexpr llvm::StringLiteral CudaHostAllocations[] = {"::cudaMallocHost", "::cudaHostAlloc"};
 inline constexpr llvm::StringLiteral CudaFrees[] = {"::cudaFree", "::cudaFreeHost"};
 
+/// Tensor methods and functions whose result size depends on the data: the host waits for
+/// the device to learn it before it can allocate the result.
+inline constexpr llvm::StringLiteral DataDependentMethods[] = {"nonzero", "masked_select", "argwhere",
+                                                               "unique_consecutive"};
+inline constexpr llvm::StringLiteral DataDependentFunctions[] = {
+    "::at::nonzero", "::at::masked_select", "::at::argwhere", "::at::_unique",
+    "::at::_unique2", "::at::unique_dim", "::at::unique_consecutive"};
+
+/// Factories with a deterministic fill: made with the same sizes each iteration, the tensor
+/// could be allocated once and refilled in place.
+inline constexpr llvm::StringLiteral FilledFactories[] = {"zeros", "ones", "full", "empty", "eye"};
+/// In-place methods that fill a tensor with fresh random numbers (noise that must differ per
+/// iteration).
+inline constexpr llvm::StringLiteral RandomFills[] = {"normal_", "uniform_", "bernoulli_", "random_",
+                                                      "exponential_", "geometric_", "cauchy_", "log_normal_",
+                                                      "bernoulli"};
+
+/// Tensor methods that return a view with permuted or broadcast strides: not contiguous in
+/// general, so an op that needs contiguous memory copies it.
+inline constexpr llvm::StringLiteral NoncontiguousViews[] = {"t", "transpose", "permute", "expand", "expand_as",
+                                                             "swapaxes", "swapdims", "movedim", "mT"};
+/// Tensor methods that copy a non-contiguous tensor into fresh contiguous memory.
+inline constexpr llvm::StringLiteral ContiguousCopies[] = {"contiguous", "reshape", "flatten"};
+
+/// Functions that join a list of tensors into a new one along an existing dimension: joining
+/// a tensor with itself plus a piece copies everything it holds. (torch::stack adds a
+/// dimension, so a tensor stacked with itself fails on the next iteration instead.)
+inline constexpr llvm::StringLiteral JoinFunctions[] = {
+    "::at::cat", "::at::concat", "::at::concatenate", "::at::hstack", "::at::vstack",
+    "::at::row_stack", "::at::column_stack", "::at::dstack"};
+
 } // namespace torchtidy::names
 
 #endif

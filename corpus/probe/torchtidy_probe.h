@@ -29,6 +29,7 @@
 #endif
 
 #include <atomic>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -121,6 +122,9 @@ struct Recorder {
   std::vector<std::map<std::string, double>> samples;
   std::string error;
   int64_t baseline_bytes = 0;
+  // When the current iteration started: its wall time, for effects only time shows
+  // (quadratic copying, per-element kernel launches). Noisy: rules compare, never gate on it alone.
+  std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
   int64_t syncs = 0;
   // Read once at start-up: the report is written during static destruction, when CUDA and
   // parts of LibTorch may already be torn down, so that path makes no torch calls.
@@ -313,6 +317,8 @@ inline void closeSample(Recorder& rec, bool at_exit) {
   sample["sync_ops"] = static_cast<double>(copies().sync_ops.exchange(0));
   sample["allocations"] = static_cast<double>(allocator().takeAllocations());
   sample["allocated_bytes"] = static_cast<double>(allocator().takeAllocatedBytes());
+  sample["ns"] = static_cast<double>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - rec.started).count());
 #ifdef TORCHTIDY_PROBE_CUDA
   sample["syncs"] = static_cast<double>(std::exchange(rec.syncs, 0));
   if (at_exit) return;
@@ -379,6 +385,7 @@ inline void iteration() {
   rec.samples.back()["iteration"] = static_cast<double>(rec.samples.size() - 1);
   rec.baseline_bytes = detail::liveBytes();
   detail::resetPeaks();
+  rec.started = std::chrono::steady_clock::now();
 }
 
 /// Records what the program keeps across iterations: a tensor, a container of tensors or

@@ -165,6 +165,34 @@ struct Episode {
   void add(torch::Tensor l) { episode_loss += l; logged_loss += l; }
   void finish() { episode_loss.backward(); }
 };
+void scratch_step(Net &net, torch::Tensor x) {
+  torch::Tensor in_step = torch::ones({4});
+  net->forward(x + in_step).sum().backward();
+}
+void scratch_epochs(Net &net, torch::Tensor x, int n) {
+  const int64_t width = 4;
+  for (int e = 0; e < 2; ++e) {
+    torch::Tensor per_epoch = torch::zeros({width});
+    for (int b = 0; b < n; ++b) {
+      torch::Tensor sized = torch::zeros({width, b});
+      scratch_step(net, x);
+    }
+  }
+}
+std::vector<torch::Tensor> keeps(torch::Tensor x) {
+  std::vector<torch::Tensor> kept;
+  torch::Tensor last;
+  for (int i = 0; i < 3; ++i) {
+    torch::Tensor pushed = x + i;
+    torch::Tensor assigned = x * i;
+    torch::Tensor scratch_local = x - i;
+    torch::Tensor copy = scratch_local;
+    copy = scratch_local;
+    kept.push_back(pushed);
+    last = assigned;
+  }
+  return kept;
+}
 )cpp";
 
 class AutogradModelTest : public ::testing::Test {
@@ -434,6 +462,42 @@ TEST_F(AutogradModelTest, FeedsGradient) {
   // Backpropagated in another method of the class.
   EXPECT_TRUE(model().feedsGradient(field("episode_loss"), Add));
   EXPECT_FALSE(model().feedsGradient(field("logged_loss"), Add));
+}
+
+TEST_F(AutogradModelTest, RunsEachIteration) {
+  // The epoch loop steps only in its nested batch loop.
+  EXPECT_FALSE(model().runsEachIteration(loopIn("scratch_epochs"), {LoopEventKind::Backward}));
+  EXPECT_TRUE(model().runsEachIteration(loopIn("scratch_epochs", 1), {LoopEventKind::Backward}));
+  EXPECT_FALSE(model().runsEachIteration(loopIn("scratch_epochs", 1), {LoopEventKind::Step}));
+}
+
+TEST_F(AutogradModelTest, LoopRunning) {
+  const std::vector<LoopEventKind> Steps = {LoopEventKind::Backward, LoopEventKind::Step};
+  LoopSite Direct = model().loopRunning(declOf("every_iter"), Steps);
+  EXPECT_EQ(Direct.Loop, loopIn("train"));
+  EXPECT_EQ(Direct.Via, nullptr);
+  // In a helper: the caller's batch loop, through the call.
+  LoopSite Helper = model().loopRunning(declOf("in_step"), Steps);
+  EXPECT_EQ(Helper.Loop, loopIn("scratch_epochs", 1));
+  EXPECT_EQ(Helper.Via, callOf("scratch_step", "scratch_epochs"));
+  // Once per epoch is not every step.
+  EXPECT_EQ(model().loopRunning(declOf("per_epoch"), Steps).Loop, nullptr);
+}
+
+TEST_F(AutogradModelTest, ReadsOnlyInvariants) {
+  EXPECT_TRUE(model().readsOnlyInvariants(var("per_epoch")->getInit(), loopIn("scratch_epochs", 1)));
+  // Reads the batch loop's counter.
+  EXPECT_FALSE(model().readsOnlyInvariants(var("sized")->getInit(), loopIn("scratch_epochs", 1)));
+  EXPECT_TRUE(model().readsOnlyInvariants(var("every_iter")->getInit(), loopIn("train")));
+}
+
+TEST_F(AutogradModelTest, ValueEscapes) {
+  const Stmt *Body = loopBody(loopIn("keeps"));
+  EXPECT_TRUE(model().valueEscapes(var("pushed"), Body));
+  EXPECT_TRUE(model().valueEscapes(var("assigned"), Body));
+  // Copied only into another local of the iteration.
+  EXPECT_FALSE(model().valueEscapes(var("scratch_local"), Body));
+  EXPECT_TRUE(model().valueEscapes(var("kept"), function("keeps")->getBody()));
 }
 
 } // namespace
