@@ -1,0 +1,160 @@
+#include "AllocationInLoopCheck.h"
+
+#include "utils/AutogradModel.h"
+
+#include "clang/AST/ParentMapContext.h"
+#include "clang/ASTMatchers/ASTMatchFinder.h"
+
+using namespace clang;
+using namespace clang::ast_matchers;
+
+namespace torchtidy {
+namespace {
+
+/// `::at::zeros`, `::torch::zeros`, ... for every factory with a deterministic fill.
+std::vector<std::string> factoryNames() {
+  std::vector<std::string> Names;
+  for (StringRef N : names::FilledFactories) {
+    Names.push_back(("::at::" + N).str());
+    Names.push_back(("::torch::" + N).str());
+  }
+  return Names;
+}
+
+/// The factory a call names: its callee, or in a template nobody instantiates, the first
+/// candidate of its name.
+const FunctionDecl *factoryOf(const CallExpr *Call) {
+  if (const FunctionDecl *FD = Call->getDirectCallee())
+    return FD;
+  const auto *Lookup = dyn_cast<UnresolvedLookupExpr>(Call->getCallee()->IgnoreParenImpCasts());
+  return Lookup && !Lookup->decls().empty() ? Lookup->decls().begin()->getAsFunction() : nullptr;
+}
+
+/// A call of one of names::RandomFills (`noise.normal_()`, `torch::bernoulli(p)`) that fills
+/// or reads \p Ref's tensor.
+auto randomUseOf(const internal::Matcher<Expr> &Ref) {
+  auto Random = callee(functionDecl(hasAnyName(std::vector<StringRef>(std::begin(names::RandomFills),
+                                                                      std::end(names::RandomFills)))));
+  return callExpr(Random, anyOf(cxxMemberCallExpr(on(ignoringParenImpCasts(Ref))),
+                                hasArgument(0, ignoringParenImpCasts(Ref))));
+}
+
+enum class Fate { Scratch, Kept, Random, Accumulator };
+
+/// What becomes of the tensor the factory call \p Call makes in one run of \p Scope: scratch
+/// (used and dropped), kept beyond it (returned, stored, assigned to something declared
+/// outside), filled with random numbers (noise must be fresh), or the start of a sum.
+Fate fateOf(const Expr *Call, const Stmt *Scope, AutogradModel &Model) {
+  ASTContext &Ctx = Model.context();
+  const SourceManager &SM = Ctx.getSourceManager();
+  auto FateOfLocal = [&](const VarDecl *V) {
+    if (!V->hasLocalStorage() || !isWithin(V->getLocation(), Scope->getSourceRange(), SM))
+      return Fate::Kept;
+    auto Ref = declRefExpr(to(varDecl(equalsNode(V))));
+    if (!match(findAll(randomUseOf(Ref)), *Scope, Ctx).empty())
+      return Fate::Random;
+    // An initial value the iteration accumulates into or rebinds (`loss_sum += l`,
+    // `h = cell(x, h)`), not a buffer it could refill.
+    if (!match(findAll(cxxOperatorCallExpr(hasAnyOverloadedOperatorName("=", "+=", "-=", "*=", "/="),
+                                           hasArgument(0, ignoringParenImpCasts(Ref)))),
+               *Scope, Ctx)
+             .empty())
+      return Fate::Accumulator;
+    return Model.valueEscapes(V, Scope) ? Fate::Kept : Fate::Scratch;
+  };
+  const Stmt *Child = Call;
+  for (unsigned Steps = 0; Steps < 32; ++Steps) {
+    DynTypedNodeList Parents = Ctx.getParents(*Child);
+    if (Parents.empty())
+      return Fate::Scratch;
+    if (const auto *V = Parents[0].get<VarDecl>())
+      return FateOfLocal(V);
+    const auto *P = Parents[0].get<Stmt>();
+    if (!P)
+      return Fate::Scratch;
+    if (isa<ReturnStmt>(P))
+      return Fate::Kept;
+    if (isa<ImplicitCastExpr, MaterializeTemporaryExpr, CXXBindTemporaryExpr, ParenExpr, ExprWithCleanups,
+            CXXFunctionalCastExpr, MemberExpr>(P) ||
+        (isa<CXXConstructExpr>(P) && isTensorType(cast<Expr>(P)->getType()))) {
+      Child = P;
+      continue;
+    }
+    if (const auto *Used = dyn_cast<CallExpr>(P)) {
+      // Random fills make noise: `torch::empty(...).normal_()`, `torch::bernoulli(torch::full(...))`.
+      const FunctionDecl *Callee = Used->getDirectCallee();
+      if (Callee && Callee->getIdentifier() && llvm::is_contained(names::RandomFills, Callee->getName()))
+        return Fate::Random;
+      // Other methods of the new tensor (`.to(device)`, `.fill_(v)`, `.t()`) pass a tensor on.
+      if (const auto *Method = dyn_cast<CXXMemberCallExpr>(Used); Method && Method->getCallee() == Child) {
+        if (!isTensorType(Method->getType()))
+          return Fate::Scratch;
+        Child = P;
+        continue;
+      }
+    }
+    if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(P); Op && Op->getOperator() == OO_Equal &&
+                                                           Op->getNumArgs() == 2 && Op->getArg(1) == Child) {
+      const auto *To = dyn_cast<DeclRefExpr>(Op->getArg(0)->IgnoreParenImpCasts());
+      const auto *V = To ? dyn_cast<VarDecl>(To->getDecl()) : nullptr;
+      return V ? FateOfLocal(V) : Fate::Kept;
+    }
+    // Into a container, a pair or tuple, an aggregate: kept with it.
+    auto Stores = expr(anyOf(cxxMemberCallExpr(callee(cxxMethodDecl(
+                                 hasAnyName("push_back", "emplace_back", "push_front", "emplace_front", "insert",
+                                            "emplace", "push", "assign", "insert_or_assign")))),
+                             callExpr(callee(functionDecl(hasAnyName("::std::make_pair", "::std::make_tuple",
+                                                                     "::std::move")))),
+                             initListExpr(hasType(recordDecl()))));
+    return match(Stores, *P, Ctx).empty() ? Fate::Scratch : Fate::Kept;
+  }
+  return Fate::Scratch;
+}
+
+} // namespace
+
+void AllocationInLoopCheck::registerMatchers(MatchFinder *Finder) {
+  std::vector<std::string> Names = factoryNames();
+  std::vector<StringRef> Refs(Names.begin(), Names.end());
+  auto Factory = functionDecl(hasAnyName(Refs));
+  Finder->addMatcher(callExpr(unless(isExpansionInSystemHeader()), unless(cxxMemberCallExpr()),
+                              anyOf(callee(Factory), callee(unresolvedLookupExpr(hasAnyDeclaration(Factory)))))
+                         .bind("factory"),
+                     this);
+}
+
+void AllocationInLoopCheck::check(const MatchFinder::MatchResult &Result) {
+  ASTContext &Ctx = *Result.Context;
+  const auto *Call = Result.Nodes.getNodeAs<CallExpr>("factory");
+  const FunctionDecl *Factory = factoryOf(Call);
+  const FunctionDecl *Fn = enclosingFunction(Call, Ctx);
+  if (!Factory || !Fn || Call->getBeginLoc().isMacroID() ||
+      (!Call->getDirectCallee() && !isUninstantiatedPattern(Fn)))
+    return;
+  AutogradModel &Model = AutogradModel::get(Ctx);
+  LoopSite Site = Model.loopRunning(Call, {LoopEventKind::Forward, LoopEventKind::Backward, LoopEventKind::Step});
+  if (!Site.Loop)
+    return;
+  // Every iteration, unconditionally (an interval guard or a condition makes it rarer); in
+  // a helper, unconditionally in the helper and at its call.
+  const Stmt *Scope = Site.Via ? Fn->getBody() : loopBody(Site.Loop);
+  if (Model.everyNth(Call, Site.Via ? Scope : Site.Loop) != 1 ||
+      (Site.Via && Model.everyNth(Site.Via, Site.Loop) != 1))
+    return;
+  // The same sizes and fill every iteration; the options (dtype, device) do not matter.
+  for (const Expr *Arg : Call->arguments())
+    if (!isSameOrDerivedFrom(recordOf(Arg->getType()), names::TensorOptions) && !isa<CXXDefaultArgExpr>(Arg) &&
+        !Model.readsOnlyInvariants(Arg, Site.Loop))
+      return;
+  if (fateOf(Call, Scope, Model) != Fate::Scratch)
+    return;
+  diag(Call->getBeginLoc(), "'torch::%0' allocates a tensor of the same size on every iteration of a loop that "
+                            "runs the model; consider allocating it once before the loop (and refilling it "
+                            "in place with 'zero_()' or 'fill_()' if the iteration writes it)")
+      << Factory->getName();
+  if (Site.Via)
+    diag(Site.Via->getBeginLoc(), "called on every iteration here", DiagnosticIDs::Note);
+  diag(Site.Loop->getBeginLoc(), "loop starts here", DiagnosticIDs::Note);
+}
+
+} // namespace torchtidy

@@ -1,0 +1,57 @@
+// An autoencoder whose encoder weight is kept near-orthogonal by a penalty ||W Wᵀ - I||²
+// computed in the per-step function of a small trainer class.
+#include <torch/torch.h>
+
+#include <cstdint>
+#include <cstdio>
+
+#include "../probe/torchtidy_probe.h"
+
+struct AutoencoderImpl : torch::nn::Module {
+  AutoencoderImpl(int64_t features, int64_t code)
+      : encoder(register_module("encoder", torch::nn::Linear(features, code))),
+        decoder(register_module("decoder", torch::nn::Linear(code, features))) {}
+
+  torch::Tensor forward(const torch::Tensor& x) { return decoder->forward(torch::tanh(encoder->forward(x))); }
+
+  torch::nn::Linear encoder, decoder;
+};
+TORCH_MODULE(Autoencoder);
+
+class Trainer {
+ public:
+  Trainer(Autoencoder model, int64_t code)
+      : model_(model), optimizer_(model->parameters(), torch::optim::SGDOptions(0.05)), code_(code) {}
+
+  double step(const torch::Tensor& batch) {
+    optimizer_.zero_grad();
+    const torch::Tensor reconstruction = torch::mse_loss(model_->forward(batch), batch);
+    const torch::Tensor weight = model_->encoder->weight;
+    const torch::Tensor identity = torch::eye(code_);
+    const torch::Tensor penalty = (weight.matmul(weight.t()) - identity).pow(2).sum();
+    const torch::Tensor loss = reconstruction + 1e-3 * penalty;
+    loss.backward();
+    optimizer_.step();
+    return loss.item<double>();
+  }
+
+ private:
+  Autoencoder model_;
+  torch::optim::SGD optimizer_;
+  int64_t code_;
+};
+
+int main() {
+  torch::manual_seed(0);
+  constexpr int64_t kFeatures = 64;
+  constexpr int64_t kCode = 48;
+  const torch::Tensor data = torch::randn({40 * 32, kFeatures});
+  Trainer trainer(Autoencoder(kFeatures, kCode), kCode);
+  double loss = 0;
+  for (int64_t b = 0; b < 40; ++b) {
+    probe::iteration();
+    loss = trainer.step(data.slice(0, b * 32, (b + 1) * 32));
+  }
+  std::printf("final loss %.4f\n", loss);
+  return 0;
+}
