@@ -20,10 +20,6 @@ using namespace clang::ast_matchers;
 namespace torchtidy {
 namespace {
 
-const char *const StoreMethods[] = {"push_back",   "emplace_back", "push_front", "emplace_front",
-                                    "insert",      "emplace",      "emplace_hint", "try_emplace",
-                                    "insert_or_assign", "push"};
-
 bool oneOf(StringRef Name, std::initializer_list<StringRef> Names) {
   return llvm::is_contained(Names, Name);
 }
@@ -207,7 +203,7 @@ std::optional<Store> asStore(const Expr *E) {
     const Expr *Obj = MCE->getImplicitObjectArgument();
     const auto *Spec = Obj ? stdContainer(Obj->getType()) : nullptr;
     if (!MD || !MD->getIdentifier() || !Spec || !holdsTensor(QualType(Spec->getTypeForDecl(), 0)) ||
-        !llvm::is_contained(StoreMethods, MD->getName()))
+        !llvm::is_contained(names::ContainerStoreMethods, MD->getName()))
       return std::nullopt;
     S.Container = Obj;
     unsigned First = 0;
@@ -277,7 +273,7 @@ std::optional<Store> asDependentStore(const Expr *E) {
     StringRef Method = calleeName(Call);
     const Expr *Obj = calleeBase(Call);
     const auto *Spec = tensorContainer(Obj);
-    if (!Spec || !llvm::is_contained(StoreMethods, Method))
+    if (!Spec || !llvm::is_contained(names::ContainerStoreMethods, Method))
       return std::nullopt;
     S.Container = Obj;
     unsigned First = 0;
@@ -305,12 +301,6 @@ std::optional<Store> asDependentStore(const Expr *E) {
     return std::nullopt;
   dependentLeaves(Assign->getRHS(), S.Values);
   return S;
-}
-
-/// Whether a call named \p Name computes a loss: `nll_loss`, `mse_loss`, `cross_entropy`, ...
-bool isLossName(StringRef Name) {
-  return Name.ends_with_insensitive("loss") ||
-         oneOf(Name, {"cross_entropy", "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div"});
 }
 
 /// In a template nobody instantiates, the graph origin of a value of dependent type, by
@@ -749,7 +739,8 @@ void LossStoredInContainerCheck::registerMatchers(MatchFinder *Finder) {
       traverse(TK_AsIs,
                expr(unless(isExpansionInSystemHeader()),
                     anyOf(cxxMemberCallExpr(callee(cxxMethodDecl(
-                              hasAnyName(std::vector<StringRef>(std::begin(StoreMethods), std::end(StoreMethods))),
+                              hasAnyName(std::vector<StringRef>(std::begin(names::ContainerStoreMethods),
+                                                                std::end(names::ContainerStoreMethods))),
                               ofClass(classTemplateSpecializationDecl(StdContainer))))),
                           cxxOperatorCallExpr(hasOverloadedOperatorName("="), argumentCountIs(2))))
                    .bind("store")),

@@ -73,3 +73,22 @@ def gpu_measures(run):
         "device_to_host_bytes_per_iteration": median(series(run, "device_to_host_bytes")),
         "syncs_per_iteration": median(series(run, "syncs")),
     }
+
+
+def output_measures(run):
+    """What probe::output() saw over a run: how many outputs (one per batch or request)
+    required grad, the graph behind them and the tensor bytes each held."""
+    return {
+        "batches": len(series(run, "requires_grad")),
+        "outputs_requiring_grad": sum(series(run, "requires_grad")),
+        "output_graph_nodes": median(series(run, "output_graph_nodes")),
+        "held_bytes_per_batch": median(series(run, "held_bytes")),
+        "peak_bytes_per_batch": median(series(run, "peak_bytes")),
+    }
+
+
+def graphs_recorded_for_nothing(b, f):
+    """Judges two output_measures: every bad output requires grad, no fixed one does, and a
+    bad output holds more tensor bytes."""
+    return (b["batches"] > 0 and b["outputs_requiring_grad"] == b["batches"] and f["batches"] > 0
+            and f["outputs_requiring_grad"] == 0 and b["held_bytes_per_batch"] > f["held_bytes_per_batch"])

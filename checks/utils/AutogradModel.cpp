@@ -44,25 +44,61 @@ const Expr *gradModeSwitchArg(const Stmt *S) {
   return MD && isSameOrDerivedFrom(MD->getParent(), names::GradMode) ? Call->getArg(0) : nullptr;
 }
 
-/// A lambda handed to `std::thread` / `std::jthread` / `std::async`: it runs on another
-/// thread, whose grad mode starts on whatever the creating thread's guards say. (at::launch
-/// copies the caller's thread-local state, grad mode included, so it is no boundary.)
-const Expr *threadLaunching(const LambdaExpr *LE, ASTContext &Ctx) {
-  DynTypedNode N = DynTypedNode::create(*LE);
+/// std::thread or std::jthread.
+bool isStdThread(QualType T) {
+  const CXXRecordDecl *RD = T.isNull() ? nullptr : recordOf(T);
+  return RD && RD->isInStdNamespace() && RD->getIdentifier() && (RD->getName() == "thread" || RD->getName() == "jthread");
+}
+
+/// Whether the first of \p Args is std::thread or std::jthread.
+bool firstIsThread(const TemplateArgumentList *Args) {
+  return Args && Args->size() > 0 && Args->get(0).getKind() == TemplateArgument::Type &&
+         isStdThread(Args->get(0).getAsType());
+}
+
+/// A standard-library call that constructs a thread from its arguments:
+/// `threads.emplace_back(f)` on a container of threads, `std::make_unique<std::thread>(f)`.
+bool constructsThread(const FunctionDecl *FD) {
+  if (const auto *MD = dyn_cast<CXXMethodDecl>(FD)) {
+    const auto *Spec = dyn_cast<ClassTemplateSpecializationDecl>(MD->getParent());
+    return Spec && llvm::is_contained(names::ContainerStoreMethods, MD->getName()) &&
+           firstIsThread(&Spec->getTemplateArgs());
+  }
+  return (FD->getName() == "make_unique" || FD->getName() == "make_shared") &&
+         firstIsThread(FD->getTemplateSpecializationArgs());
+}
+
+/// The call that runs \p Callable (a lambda, or a reference to a function or to a variable
+/// holding a closure) on another thread, whose grad mode starts on whatever the creating
+/// thread's guards say: `std::thread` / `std::jthread`, `std::async`, a thread pool's submit
+/// (names::ThreadPoolSubmitMethods), a thread emplaced into a container or made by
+/// std::make_unique, a cpp-httplib server's handler. (at::launch copies the
+/// caller's thread-local state, grad mode included, so it is no boundary.)
+const Expr *threadLaunching(const Expr *Callable, ASTContext &Ctx) {
+  DynTypedNode N = DynTypedNode::create(*Callable);
   for (unsigned Steps = 0; Steps < 6; ++Steps) {
+    const Expr *Child = N.get<Expr>();
     N = parentOf(N, Ctx);
+    // `std::thread t(f)` in a template, with an initializer left dependent.
+    if (const auto *VD = N.get<VarDecl>())
+      return isStdThread(VD->getType()) ? Child : nullptr;
     const auto *E = N.get<Expr>();
     if (!E)
       return nullptr;
-    if (const auto *Construct = dyn_cast<CXXConstructExpr>(E)) {
-      const CXXRecordDecl *RD = recordOf(Construct->getType());
-      if (RD && RD->isInStdNamespace() && RD->getIdentifier() &&
-          (RD->getName() == "thread" || RD->getName() == "jthread"))
-        return Construct;
-    }
+    if (isa<CXXConstructExpr, CXXUnresolvedConstructExpr>(E) && isStdThread(E->getType()))
+      return E;
     if (const auto *Call = dyn_cast<CallExpr>(E)) {
       const FunctionDecl *FD = Call->getDirectCallee();
-      return FD && FD->isInStdNamespace() && FD->getIdentifier() && FD->getName() == "async" ? Call : nullptr;
+      if (!FD || !FD->getIdentifier())
+        return nullptr;
+      const auto *MD = dyn_cast<CXXMethodDecl>(FD);
+      if (FD->isInStdNamespace() || (MD && MD->getParent()->isInStdNamespace()))
+        return FD->getName() == "async" || constructsThread(FD) ? Call : nullptr;
+      if (llvm::is_contained(names::ThreadPoolSubmitMethods, FD->getName()))
+        return Call;
+      const auto *NS = MD ? dyn_cast<NamespaceDecl>(MD->getParent()->getEnclosingNamespaceContext()) : nullptr;
+      bool HttpServer = NS && NS->getIdentifier() && NS->getName() == "httplib";
+      return HttpServer && llvm::is_contained(names::HttpServerHandlerMethods, FD->getName()) ? Call : nullptr;
     }
   }
   return nullptr;
@@ -493,11 +529,17 @@ GradModeFact AutogradModel::gradModeIn(const Stmt *S, unsigned Depth) {
     }
     const FunctionDecl *FD = Parent.get<FunctionDecl>();
     const auto *LE = Parent.get<LambdaExpr>();
+    // A lambda's call operator is judged at its LambdaExpr, reached next, where a thread
+    // launch is seen before its callers (a pool's submit calls it, on another thread).
+    if (FD && isLambdaCallOperator(FD))
+      continue;
     if (LE) {
       // Another thread starts with autograd on, whatever guards surround its creation.
       if (const Expr *Launch = threadLaunching(LE, Ctx))
         return {GradMode::On, Launch};
       FD = LE->getCallOperator();
+      if (const Expr *Launch = handedToThread(FD))
+        return {GradMode::On, Launch};
     }
     if (!FD)
       continue;
@@ -512,21 +554,25 @@ GradModeFact AutogradModel::gradModeIn(const Stmt *S, unsigned Depth) {
       for (const CallExpr *Call : callersOf(FD))
         if (Call != S && gradModeIn(Call, Depth - 1).Mode == GradMode::Off)
           return {GradMode::Off, Call};
+      if (!LE)
+        if (const Expr *Launch = handedToThread(FD))
+          return {GradMode::On, Launch};
       if (const Stmt *Use = handedOverUnderNoGrad(FD, Depth - 1))
         return {GradMode::Off, Use};
     }
     // A lambda's body also runs where it is defined: guards around the definition count.
-    if (LE || isLambdaCallOperator(FD))
+    if (LE)
       continue;
     return {GradMode::On, nullptr};
   }
   return {GradMode::On, nullptr};
 }
 
-/// A function handed over rather than called (`model->apply(init_weights)`) runs where it is
-/// handed over: the first such use inside a no-grad scope.
-const Stmt *AutogradModel::handedOverUnderNoGrad(const FunctionDecl *FD, unsigned Depth) {
-  auto [It, Inserted] = P->HandedOverUnderNoGrad.try_emplace(FD, nullptr);
+/// The references that hand \p FD over rather than call it (`model->apply(init_weights)`,
+/// `std::thread(worker)`): to the function, or to the variable holding the closure or
+/// std::function of a lambda.
+llvm::ArrayRef<const DeclRefExpr *> AutogradModel::handedOver(const FunctionDecl *FD) {
+  auto [It, Inserted] = P->HandedOver.try_emplace(FD);
   if (!Inserted)
     return It->second;
   const ValueDecl *Passed = FD->getCanonicalDecl();
@@ -536,13 +582,11 @@ const Stmt *AutogradModel::handedOverUnderNoGrad(const FunctionDecl *FD, unsigne
     const VarDecl *Holder = variableHolding(cast<CXXMethodDecl>(FD), Ctx);
     const CXXRecordDecl *RD = Holder ? recordOf(Holder->getType()) : nullptr;
     if (!RD || !(RD->isLambda() || (RD->isInStdNamespace() && RD->getIdentifier() && RD->getName() == "function")))
-      return nullptr;
+      return {};
     Passed = Holder;
   }
-  const Stmt *Found = nullptr;
+  std::vector<const DeclRefExpr *> Uses;
   forEachUserDecl(Ctx, [&](Decl *D) {
-    if (Found)
-      return;
     for (const BoundNodes &B :
          match(decl(forEachDescendant(declRefExpr(to(valueDecl(equalsNode(Passed)))).bind("use"))), *D, Ctx)) {
       const auto *Use = B.getNodeAs<DeclRefExpr>("use");
@@ -556,14 +600,64 @@ const Stmt *AutogradModel::handedOverUnderNoGrad(const FunctionDecl *FD, unsigne
         if (Call && Call->getCallee()->IgnoreParenImpCasts() == Use)
           continue;
       }
-      if (gradModeIn(Use, Depth).Mode == GradMode::Off) {
-        Found = Use;
-        return;
-      }
+      Uses.push_back(Use);
     }
   });
+  // The map may have grown meanwhile: look the slot up again.
+  return P->HandedOver[FD] = std::move(Uses);
+}
+
+const Expr *AutogradModel::handedToThread(const FunctionDecl *FD) {
+  for (const DeclRefExpr *Use : handedOver(FD))
+    if (const Expr *Launch = threadLaunching(Use, Ctx))
+      return Launch;
+  return nullptr;
+}
+
+/// A function handed over rather than called runs where it is handed over: the first such
+/// use inside a no-grad scope (one handed to another thread runs there instead).
+const Stmt *AutogradModel::handedOverUnderNoGrad(const FunctionDecl *FD, unsigned Depth) {
+  auto [It, Inserted] = P->HandedOverUnderNoGrad.try_emplace(FD, nullptr);
+  if (!Inserted)
+    return It->second;
+  const Stmt *Found = nullptr;
+  for (const DeclRefExpr *Use : handedOver(FD))
+    if (!threadLaunching(Use, Ctx) && gradModeIn(Use, Depth).Mode == GradMode::Off) {
+      Found = Use;
+      break;
+    }
   P->HandedOverUnderNoGrad[FD] = Found;
   return Found;
+}
+
+const Expr *AutogradModel::threadLaunchOf(const Stmt *S) {
+  std::function<const Expr *(const Stmt *, unsigned)> In = [&](const Stmt *From, unsigned Depth) -> const Expr * {
+    DynTypedNode Child = DynTypedNode::create(*From);
+    for (DynTypedNode Parent = parentOf(Child, Ctx); !Parent.getNodeKind().isNone();
+         Child = Parent, Parent = parentOf(Parent, Ctx)) {
+      const FunctionDecl *FD = Parent.get<FunctionDecl>();
+      if (const auto *LE = Parent.get<LambdaExpr>()) {
+        if (const Expr *Launch = threadLaunching(LE, Ctx))
+          return Launch;
+        FD = LE->getCallOperator();
+      }
+      if (!FD)
+        continue;
+      if (const Expr *Launch = handedToThread(FD))
+        return Launch;
+      // A lambda runs on the thread of the code around it.
+      if (isLambdaCallOperator(FD))
+        continue;
+      if (Depth == 0)
+        return nullptr;
+      for (const CallExpr *Call : callersOf(FD))
+        if (const Expr *Launch = In(Call, Depth - 1))
+          return Launch;
+      return nullptr;
+    }
+    return nullptr;
+  };
+  return S ? In(S, DefaultDepth) : nullptr;
 }
 
 GradModeFact AutogradModel::gradModeAt(const Stmt *S) {
@@ -1066,19 +1160,33 @@ bool AutogradModel::outlivesIteration(const ValueDecl *Container, const Stmt *Lo
   return true;
 }
 
+namespace {
+/// A reference to a variable or to a field of `this`, and what it names.
+auto variableOrFieldRef() {
+  return expr(anyOf(declRefExpr(), memberExpr(hasObjectExpression(ignoringParenImpCasts(cxxThisExpr())))))
+      .bind("ref");
+}
+const ValueDecl *referenced(const BoundNodes &B) {
+  const auto *Ref = B.getNodeAs<Expr>("ref");
+  if (const auto *DRE = dyn_cast<DeclRefExpr>(Ref))
+    return DRE->getDecl();
+  return cast<MemberExpr>(Ref)->getMemberDecl();
+}
+} // namespace
+
 bool AutogradModel::reachesBackward(const Expr *Value, const Stmt *From) {
   const ValueDecl *Root = Value ? rootDeclOf(Value) : nullptr;
   const FunctionDecl *FD = From ? enclosingFunction(From, Ctx) : nullptr;
   if (!Root || !FD || !FD->hasBody())
     return false;
-  // The variables computed from Root, through initializers and assignments, in FD.
+  // The variables and fields computed from Root, through initializers and assignments, in FD.
   llvm::SmallPtrSet<const ValueDecl *, 8> Derived{Root};
   for (bool Grew = true; Grew;) {
     Grew = false;
-    auto Uses = match(findAll(declRefExpr().bind("ref")), *FD->getBody(), Ctx);
+    auto Uses = match(findAll(variableOrFieldRef()), *FD->getBody(), Ctx);
     for (const BoundNodes &B : Uses) {
-      const auto *Ref = B.getNodeAs<DeclRefExpr>("ref");
-      if (!Derived.count(Ref->getDecl()))
+      const auto *Ref = B.getNodeAs<Expr>("ref");
+      if (!Derived.count(referenced(B)))
         continue;
       for (DynTypedNode N = parentOf(DynTypedNode::create(*Ref), Ctx); !N.getNodeKind().isNone();
            N = parentOf(N, Ctx)) {
@@ -1098,8 +1206,8 @@ bool AutogradModel::reachesBackward(const Expr *Value, const Stmt *From) {
     }
   }
   auto UsesDerived = [&](const Stmt *S) {
-    for (const BoundNodes &B : match(findAll(declRefExpr().bind("ref")), *S, Ctx))
-      if (Derived.count(B.getNodeAs<DeclRefExpr>("ref")->getDecl()))
+    for (const BoundNodes &B : match(findAll(variableOrFieldRef()), *S, Ctx))
+      if (Derived.count(referenced(B)))
         return true;
     return false;
   };

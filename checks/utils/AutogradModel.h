@@ -116,6 +116,14 @@ struct LoopOutputs {
   bool EscapesToMember = false;
 };
 
+/// A value computed from a model output or a loss.
+struct OutputCut {
+  const clang::Expr *Output = nullptr; ///< the module forward or loss call it comes from
+  /// What cut every path from it to that graph (`.detach()`, `.item()`, a no-grad guard, a
+  /// tensor made from plain numbers); null while some path is still attached.
+  const clang::Stmt *Cut = nullptr;
+};
+
 /// Tensors, IValues, and containers or tuples of them: values that can keep a graph alive.
 bool canHoldGraph(clang::QualType T, unsigned Depth = 3);
 
@@ -158,6 +166,10 @@ public:
   GradModeFact gradModeAt(const clang::Stmt *S);
   /// gradModeAt(S) is Off.
   bool gradDisabledAt(const clang::Stmt *S) { return gradModeAt(S).Mode == GradMode::Off; }
+  /// The call that starts the thread \p S runs on (`std::thread`, `std::async`, a thread pool's
+  /// submit), when \p S runs in a lambda or function handed to one, directly or through the
+  /// functions that call it; null when \p S runs on the thread of the code around it.
+  const clang::Expr *threadLaunchOf(const clang::Stmt *S);
 
   // ---- tensor origin, at the point \p E is evaluated ---------------------------------------
   /// Where the value of \p E comes from, and the expression that decided it.
@@ -165,6 +177,9 @@ public:
   /// \p E keeps an autograd graph alive: a graph-attached tensor, or an aggregate, pair or
   /// tuple holding one.
   bool isGraphAttached(const clang::Expr *E);
+  /// Whether \p E is computed from a model output or a loss (through locals, containers of
+  /// numbers, user functions' returns), and what cut its graph on every path.
+  std::optional<OutputCut> outputCut(const clang::Expr *E);
   /// \p E is a leaf that requires grad: created or marked so, a module parameter, or a
   /// tensor handed to an optimizer.
   bool isRequiresGradLeaf(const clang::Expr *E);
@@ -232,7 +247,8 @@ public:
   /// beyond it: returned, inserted into a container, or assigned, moved or put into an
   /// aggregate that is declared outside \p Scope (a variable, an element, a field).
   bool valueEscapes(const clang::VarDecl *V, const clang::Stmt *Scope);
-  /// The value \p Value (a variable, a container) later feeds a backward() after \p From.
+  /// The value \p Value (a variable, a field of `this`, a container) later feeds a backward()
+  /// after \p From.
   bool reachesBackward(const clang::Expr *Value, const clang::Stmt *From);
   /// The tensor variable, field or reference parameter \p D, written in \p WrittenIn, is meant
   /// to carry gradients: it or a tensor computed from it is backpropagated, returned, handed
@@ -262,6 +278,8 @@ private:
   /// \p Loop: true on all but one iteration in k.
   bool almostEveryIteration(const clang::Expr *Cond, const clang::Stmt *Loop);
   const clang::Stmt *handedOverUnderNoGrad(const clang::FunctionDecl *FD, unsigned Depth);
+  llvm::ArrayRef<const clang::DeclRefExpr *> handedOver(const clang::FunctionDecl *FD);
+  const clang::Expr *handedToThread(const clang::FunctionDecl *FD);
 
   struct Impl;
   clang::ASTContext &Ctx;

@@ -120,6 +120,10 @@ bool isTensorMethod(const FunctionDecl *FD, ArrayRef<StringRef> Names) {
   return llvm::is_contained(Names, MD->getName());
 }
 
+bool isLossName(StringRef Name) {
+  return Name.ends_with_insensitive("loss") || llvm::is_contained(names::LossFunctions, Name);
+}
+
 bool isInSystemHeader(const Decl *D) {
   return D && D->getASTContext().getSourceManager().isInSystemHeader(D->getLocation());
 }

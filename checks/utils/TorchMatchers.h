@@ -39,6 +39,8 @@ bool isModuleType(clang::QualType T);
 bool isOptimizerType(clang::QualType T);
 /// A method declared on at::Tensor or at::TensorBase named one of \p Names.
 bool isTensorMethod(const clang::FunctionDecl *FD, llvm::ArrayRef<llvm::StringRef> Names);
+/// Whether a call named \p Name computes a loss: `nll_loss`, `mse_loss`, `cross_entropy`, ...
+bool isLossName(llvm::StringRef Name);
 /// Declared in a system header (LibTorch, the standard library): never user code.
 bool isInSystemHeader(const clang::Decl *D);
 /// 1 if \p VD disables autograd (NoGradGuard, InferenceMode(true), AutoGradMode(false)),

@@ -92,6 +92,38 @@ inline constexpr llvm::StringLiteral ContiguousCopies[] = {"contiguous", "reshap
 inline constexpr llvm::StringLiteral JoinFunctions[] = {
     "::at::cat", "::at::concat", "::at::concatenate", "::at::hstack", "::at::vstack",
     "::at::row_stack", "::at::column_stack", "::at::dstack"};
+/// Standard container members that store their argument (a copy of it) in the container.
+inline constexpr llvm::StringLiteral ContainerStoreMethods[] = {
+    "push_back", "emplace_back", "push_front", "emplace_front", "insert", "emplace",
+    "emplace_hint", "try_emplace", "insert_or_assign", "push"};
+
+/// Members and functions that run a callable on a pool's worker thread (`pool.submit(f)`,
+/// `pool.enqueue(f)`, BS::thread_pool's `detach_task`, `boost::asio::post(pool, f)`).
+inline constexpr llvm::StringLiteral ThreadPoolSubmitMethods[] = {
+    "submit", "enqueue", "push_task", "detach_task", "submit_task", "add_task", "queueJob", "queue_job",
+    "add_job", "post"};
+/// cpp-httplib Server members whose handler runs on the server's worker threads.
+inline constexpr llvm::StringLiteral HttpServerHandlerMethods[] = {"Get", "Post", "Put", "Patch", "Delete"};
+
+/// Loss functions whose name does not end in "loss".
+inline constexpr llvm::StringLiteral LossFunctions[] = {
+    "cross_entropy", "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div"};
+
+/// Tensor methods whose result has no autograd graph: detached tensors and host numbers.
+inline constexpr llvm::StringLiteral GraphCuttingMethods[] = {"detach", "data", "variable_data", "item",
+                                                              "toDouble", "toFloat"};
+
+/// Members that hand out a pointer into the storage their object owns (std::vector::data(),
+/// std::unique_ptr::get(), cv::Mat::ptr<T>(), std::string::c_str()).
+inline constexpr llvm::StringLiteral BufferAccessors[] = {"data", "ptr", "get", "c_str"};
+/// Classes that point into storage owned elsewhere: holding one owns nothing.
+inline constexpr llvm::StringLiteral NonOwningViews[] = {"span", "basic_string_view", "ArrayRef",
+                                                         "MutableArrayRef"};
+/// Tensor methods whose result shares the tensor's storage.
+inline constexpr llvm::StringLiteral ViewOps[] = {
+    "view", "reshape", "permute", "transpose", "unsqueeze", "squeeze", "slice", "narrow", "select",
+    "expand", "flatten", "t", "as_strided", "view_as", "unflatten", "contiguous", "requires_grad_",
+    "set_requires_grad", "unsqueeze_", "squeeze_", "transpose_", "unfold", "diagonal", "movedim", "alias"};
 
 } // namespace torchtidy::names
 

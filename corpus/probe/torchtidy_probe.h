@@ -12,6 +12,7 @@
 //   probe::output(tensor);         a model output inside an eval loop
 //   probe::error(exception);       an exception the program caught
 //   probe::value(key, number);     a number the program computes
+//   probe::read(tensor);           reads a float tensor's memory in the program's own code
 //
 // Built with TORCHTIDY_PROBE_CUDA (scripts/confirm --device cuda), every sample also holds the
 // CUDA caching allocator's allocated, reserved and peak bytes and the synchronizations that
@@ -22,6 +23,13 @@
 #include <c10/core/CPUAllocator.h>
 #include <torch/torch.h>
 #include <torch/version.h>
+
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define TORCHTIDY_PROBE_ASAN 1
+#include <sanitizer/asan_interface.h>
+#endif
+#endif
 
 #ifdef TORCHTIDY_PROBE_CUDA
 #include <c10/cuda/CUDACachingAllocator.h>
@@ -39,10 +47,18 @@
 #include <map>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <type_traits>
 #include <unordered_set>
 #include <utility>
 #include <vector>
+
+#ifdef TORCHTIDY_PROBE_ASAN
+// Built with AddressSanitizer (harness/CMakeLists.txt, -fsanitize-recover=address), a program
+// reports each bad access and runs on, so that the probe still writes its report. LibTorch's
+// static state is never freed: no leak report.
+extern "C" const char* __asan_default_options() { return "halt_on_error=0:detect_leaks=0"; }
+#endif
 
 namespace probe {
 namespace detail {
@@ -116,6 +132,8 @@ struct CopyCounters {
   // Ops that make the host wait for a device (item(), data-dependent sizes), counted on
   // every device: the CPU run shows how often a program would synchronize on a GPU.
   std::atomic<int64_t> sync_ops{0};
+  // Bad memory accesses AddressSanitizer reported (programs built with it only).
+  std::atomic<int64_t> asan_reports{0};
 };
 
 struct Recorder {
@@ -283,7 +301,14 @@ inline void resetPeaks() {
 #endif
 }
 
+#ifdef TORCHTIDY_PROBE_ASAN
+inline void countAsanReport(const char*) { ++copies().asan_reports; }
+#endif
+
 inline bool install() {
+#ifdef TORCHTIDY_PROBE_ASAN
+  __asan_set_error_report_callback(&countAsanReport);
+#endif
   c10::SetCPUAllocator(&allocator(), /*priority=*/100);
   at::addGlobalCallback(at::RecordFunctionCallback(&enterOp, &exitOp).needsInputs(true));
   recorder().cuda = torch::cuda::is_available();
@@ -315,6 +340,9 @@ inline void closeSample(Recorder& rec, bool at_exit) {
   sample["device_to_host_copies"] = static_cast<double>(copies().device_to_host.exchange(0));
   sample["device_to_host_bytes"] = static_cast<double>(copies().device_to_host_bytes.exchange(0));
   sample["sync_ops"] = static_cast<double>(copies().sync_ops.exchange(0));
+#ifdef TORCHTIDY_PROBE_ASAN
+  sample["asan_reports"] = static_cast<double>(copies().asan_reports.exchange(0));
+#endif
   sample["allocations"] = static_cast<double>(allocator().takeAllocations());
   sample["allocated_bytes"] = static_cast<double>(allocator().takeAllocatedBytes());
   sample["ns"] = static_cast<double>(
@@ -341,11 +369,11 @@ inline void discardSetup(Recorder& rec) {
   rec.syncs = 0;
 }
 
-// Unique autograd nodes reachable from the tensors' grad_fn: the graph they keep alive.
-inline void collectNodes(const at::Tensor& tensor, std::unordered_set<const torch::autograd::Node*>& seen) {
-  if (!tensor.defined()) return;
+// Unique autograd nodes reachable from a node: the graph it keeps alive.
+inline void collectNodes(std::shared_ptr<torch::autograd::Node> root,
+                         std::unordered_set<const torch::autograd::Node*>& seen) {
   std::vector<std::shared_ptr<torch::autograd::Node>> stack;
-  if (auto root = tensor.grad_fn()) stack.push_back(std::move(root));
+  if (root) stack.push_back(std::move(root));
   while (!stack.empty()) {
     auto node = std::move(stack.back());
     stack.pop_back();
@@ -355,17 +383,26 @@ inline void collectNodes(const at::Tensor& tensor, std::unordered_set<const torc
   }
 }
 
+// The same from the tensors' grad_fn.
+inline void collectNodes(const at::Tensor& tensor, std::unordered_set<const torch::autograd::Node*>& seen) {
+  if (tensor.defined()) collectNodes(tensor.grad_fn(), seen);
+}
+
 template <typename T>
 void collect(const T& value, std::unordered_set<const torch::autograd::Node*>& seen, int64_t& tensors) {
   if constexpr (std::is_convertible_v<const T&, const at::Tensor&>) {
     if (static_cast<const at::Tensor&>(value).defined()) ++tensors;
     collectNodes(value, seen);
-  } else if constexpr (std::is_arithmetic_v<T>) {
-    // Plain numbers keep no graph.
+  } else if constexpr (std::is_convertible_v<const T&, std::shared_ptr<torch::autograd::Node>>) {
+    collectNodes(value, seen);  // a kept grad_fn()
+  } else if constexpr (std::is_arithmetic_v<T> || std::is_convertible_v<const T&, std::string_view>) {
+    // Plain numbers and strings keep no graph.
   } else {
     for (const auto& element : value) {
       if constexpr (std::is_convertible_v<decltype(element), const at::Tensor&> ||
-                    std::is_arithmetic_v<std::decay_t<decltype(element)>>)
+                    std::is_convertible_v<decltype(element), std::shared_ptr<torch::autograd::Node>> ||
+                    std::is_arithmetic_v<std::decay_t<decltype(element)>> ||
+                    std::is_convertible_v<decltype(element), std::string_view>)
         collect(element, seen, tensors);
       else
         collect(element.second, seen, tensors);
@@ -388,8 +425,8 @@ inline void iteration() {
   rec.started = std::chrono::steady_clock::now();
 }
 
-/// Records what the program keeps across iterations: a tensor, a container of tensors or
-/// numbers, or a map to them.
+/// Records what the program keeps across iterations: a tensor, a container of tensors, graph
+/// nodes (grad_fn()) or numbers, or a map to them.
 template <typename T>
 void keep(const T& kept) {
   auto& rec = detail::recorder();
@@ -443,6 +480,16 @@ inline void value(const std::string& key, double number) {
   auto& rec = detail::recorder();
   std::lock_guard<std::mutex> lock(rec.mutex);
   detail::current()[key] = number;
+}
+
+/// Reads every element of a float tensor here, in the program's own (instrumented) code, and
+/// records their sum: under AddressSanitizer a read of freed memory is reported.
+inline void read(const at::Tensor& tensor) {
+  const at::Tensor values = tensor.contiguous();
+  const float* data = values.data_ptr<float>();
+  double sum = 0.0;
+  for (int64_t i = 0; i < values.numel(); ++i) sum += data[i];
+  value("read_sum", sum);
 }
 
 /// The same for a one-element tensor (read here, so the program's loop has no host sync).

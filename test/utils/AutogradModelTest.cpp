@@ -15,6 +15,7 @@ namespace {
 
 const char *Code = R"cpp(
 #include <torch/torch.h>
+#include <ATen/Parallel.h>
 #include <functional>
 #include <future>
 #include <thread>
@@ -71,6 +72,20 @@ void evaluate_no_grad(Net &net, torch::Tensor x) {
   auto fut = std::async([&] { torch::Tensor in_async = net->forward(x); return in_async; });
   auto local = [&] { torch::Tensor in_lambda = net->forward(x); return in_lambda; };
   local();
+}
+struct Pool {
+  template <typename F> void submit(F f) { f(); }
+};
+void worker_fn(Net &net, torch::Tensor x) { torch::Tensor in_worker_fn = net->forward(x); }
+void launches(Net &net, torch::Tensor x, Pool &pool) {
+  torch::NoGradGuard guard_launch;
+  pool.submit([&] { torch::Tensor in_pool = net->forward(x); });
+  auto job = [&] { torch::Tensor in_job = net->forward(x); };
+  std::thread t(job);
+  t.join();
+  std::thread t2(worker_fn, std::ref(net), x);
+  t2.join();
+  at::launch([&] { torch::Tensor in_at_launch = net->forward(x); });
 }
 void helper_under_caller_guard(Net &net, torch::Tensor x) { torch::Tensor pred_in_callee = net->forward(x); }
 void guarded_caller(Net &net, torch::Tensor x) {
@@ -193,6 +208,33 @@ std::vector<torch::Tensor> keeps(torch::Tensor x) {
   }
   return kept;
 }
+void cuts(Net &net, torch::Tensor x, torch::Tensor y) {
+  auto attached_loss = torch::mse_loss(net->forward(x), y);
+  auto detached_loss = torch::mse_loss(net->forward(x).detach(), y);
+  torch::Tensor guarded_loss;
+  {
+    torch::NoGradGuard cut_guard;
+    guarded_loss = torch::mse_loss(net->forward(x), y);
+  }
+  std::vector<float> values;
+  values.push_back(net->forward(x).sum().item<float>());
+  auto from_values = torch::tensor(values);
+  auto plain_leaf = torch::zeros({4});
+  auto mixed = net->forward(x).detach() + net->forward(x);
+  torch::nn::MSELoss criterion;
+  auto module_loss = criterion(net->forward(x).detach(), y);
+  std::vector<torch::Tensor> all{attached_loss, detached_loss, guarded_loss, from_values, plain_leaf, mixed, module_loss};
+}
+struct CachingTrainer {
+  Net net;
+  torch::Tensor kept_out, trained_loss, shown;
+  void step(torch::Tensor x) {
+    kept_out = net->forward(x);
+    trained_loss = kept_out.sum();
+    trained_loss.backward();
+    shown = net->forward(x);
+  }
+};
 )cpp";
 
 class AutogradModelTest : public ::testing::Test {
@@ -319,12 +361,45 @@ TEST_F(AutogradModelTest, GradMode) {
   EXPECT_EQ(model().gradModeAt(declOf("in_async")).Mode, GradMode::On);
 }
 
+TEST_F(AutogradModelTest, ThreadLaunch) {
+  EXPECT_NE(model().threadLaunchOf(declOf("in_thread")), nullptr);
+  EXPECT_NE(model().threadLaunchOf(declOf("in_async")), nullptr);
+  EXPECT_EQ(model().threadLaunchOf(declOf("in_lambda")), nullptr);
+  EXPECT_EQ(model().threadLaunchOf(declOf("out")), nullptr);
+  // A pool's submit, a closure held in a variable, a function handed to std::thread.
+  for (StringRef Name : {"in_pool", "in_job", "in_worker_fn"}) {
+    EXPECT_NE(model().threadLaunchOf(declOf(Name)), nullptr) << Name.str();
+    EXPECT_EQ(model().gradModeAt(declOf(Name)).Mode, GradMode::On) << Name.str();
+  }
+  // at::launch copies the caller's thread-local state: the guard holds there.
+  EXPECT_EQ(model().threadLaunchOf(declOf("in_at_launch")), nullptr);
+  EXPECT_TRUE(model().gradDisabledAt(declOf("in_at_launch")));
+}
+
 TEST_F(AutogradModelTest, Origin) {
   EXPECT_EQ(model().originAt(var("out")->getInit()).Kind, TensorOrigin::GraphAttached);
   EXPECT_TRUE(model().isGraphAttached(var("loss")->getInit()));
   EXPECT_FALSE(model().isGraphAttached(var("guarded")->getInit()));
   EXPECT_TRUE(model().isRequiresGradLeaf(var("w")->getInit()));
   EXPECT_FALSE(model().isRequiresGradLeaf(var("frozen")->getInit()));
+}
+
+TEST_F(AutogradModelTest, OutputCut) {
+  auto Cut = [](StringRef Name) { return model().outputCut(ref(Name)); };
+  ASSERT_TRUE(Cut("attached_loss"));
+  EXPECT_EQ(Cut("attached_loss")->Cut, nullptr);
+  EXPECT_EQ(Cut("mixed")->Cut, nullptr);
+  ASSERT_TRUE(Cut("detached_loss") && Cut("detached_loss")->Cut);
+  EXPECT_TRUE(isa<CXXMemberCallExpr>(Cut("detached_loss")->Cut));
+  ASSERT_TRUE(Cut("guarded_loss"));
+  EXPECT_EQ(Cut("guarded_loss")->Cut, declOf("cut_guard"));
+  // Through .item() into a vector of floats, then torch::tensor(values).
+  ASSERT_TRUE(Cut("from_values") && Cut("from_values")->Cut);
+  EXPECT_TRUE(isa<CXXMemberCallExpr>(Cut("from_values")->Cut));
+  // A loss module has no graph of its own.
+  ASSERT_TRUE(Cut("module_loss"));
+  EXPECT_NE(Cut("module_loss")->Cut, nullptr);
+  EXPECT_FALSE(Cut("plain_leaf"));
 }
 
 TEST_F(AutogradModelTest, AggregatesHoldingAGraph) {
@@ -432,6 +507,13 @@ TEST_F(AutogradModelTest, ReachesBackward) {
   EXPECT_FALSE(model().reachesBackward(ref("unused"), declOf("unused")));
   // `out` feeds `loss`, which is backpropagated.
   EXPECT_TRUE(model().reachesBackward(ref("out"), declOf("out")));
+  // Fields of `this` are followed like variables.
+  auto FieldRef = [](StringRef Name) {
+    return selectFirst<Expr>("m", match(findAll(memberExpr(member(hasName(Name))).bind("m")), ctx()));
+  };
+  EXPECT_TRUE(model().reachesBackward(FieldRef("trained_loss"), FieldRef("trained_loss")));
+  EXPECT_TRUE(model().reachesBackward(FieldRef("kept_out"), FieldRef("kept_out")));
+  EXPECT_FALSE(model().reachesBackward(FieldRef("shown"), FieldRef("shown")));
 }
 
 TEST_F(AutogradModelTest, MayRunBeforeAvoiding) {
