@@ -1,0 +1,121 @@
+#include "GradFnRetainedCheck.h"
+
+#include "utils/AutogradModel.h"
+
+#include "clang/AST/ParentMapContext.h"
+#include "clang/ASTMatchers/ASTMatchFinder.h"
+
+#include <optional>
+
+using namespace clang;
+using namespace clang::ast_matchers;
+using namespace torchtidy::matchers;
+
+namespace torchtidy {
+namespace {
+
+/// Where a node is kept: a store into a container, or an assignment to a variable or field.
+struct Keep {
+  const Stmt *Site = nullptr;
+  const ValueDecl *Holder = nullptr;
+  /// Each store adds a node (`push_back`, `c[step] = ...`) instead of replacing the last one.
+  bool Adds = false;
+  /// A local initialized with the node; its uses say where the node goes.
+  const VarDecl *Local = nullptr;
+};
+
+/// What the value of \p E (a grad_fn() call or a reference to a local holding its result)
+/// ends up in, looking through copies, braced lists and pairs.
+std::optional<Keep> keptBy(const Expr *E, AutogradModel &M) {
+  ASTContext &Ctx = M.context();
+  DynTypedNode Child = DynTypedNode::create(*E);
+  for (unsigned Steps = 0; Steps < 12; ++Steps) {
+    auto Parents = Ctx.getParents(Child);
+    if (Parents.empty())
+      return std::nullopt;
+    DynTypedNode Parent = Parents[0];
+    if (const auto *VD = Parent.get<VarDecl>())
+      return VD->isLocalVarDecl() ? std::optional<Keep>(Keep{nullptr, nullptr, false, VD}) : std::nullopt;
+    const auto *PE = Parent.get<Expr>();
+    if (!PE)
+      return std::nullopt;
+    if (const auto *Call = dyn_cast<CallExpr>(PE)) {
+      const auto *Op = dyn_cast<CXXOperatorCallExpr>(Call);
+      if (Op && Op->getOperator() == OO_Equal && Op->getNumArgs() == 2 && Op->getArg(1) == Child.get<Expr>()) {
+        const Expr *Lhs = Op->getArg(0)->IgnoreParenImpCasts();
+        if (const auto *Sub = dyn_cast<CXXOperatorCallExpr>(Lhs); Sub && Sub->getOperator() == OO_Subscript)
+          return Keep{Op, namedDecl(Sub->getArg(0)), !Sub->getArg(1)->isEvaluatable(Ctx)};
+        return Keep{Op, namedDecl(Lhs), false};
+      }
+      CallShape Shape = M.callShape(Call);
+      if (Shape.Object && llvm::is_contained(names::ContainerStoreMethods, Shape.Name))
+        return Keep{Call, namedDecl(Shape.Object), true};
+      const FunctionDecl *FD = Call->getDirectCallee();
+      if (!FD || !FD->isInStdNamespace() || !FD->getIdentifier() ||
+          (FD->getName() != "make_pair" && FD->getName() != "make_tuple"))
+        return std::nullopt;
+    } else if (!isa<ImplicitCastExpr, MaterializeTemporaryExpr, CXXBindTemporaryExpr, ExprWithCleanups,
+                    ParenExpr, CXXConstructExpr, InitListExpr, CXXFunctionalCastExpr, ParenListExpr>(PE)) {
+      return std::nullopt;
+    }
+    Child = Parent;
+  }
+  return std::nullopt;
+}
+
+/// A std::weak_ptr holds no node alive.
+bool holdsWeakly(const ValueDecl *Holder) {
+  return Holder->getType().getAsString().find("weak_ptr") != std::string::npos;
+}
+} // namespace
+
+void GradFnRetainedCheck::registerMatchers(MatchFinder *Finder) {
+  Finder->addMatcher(stmt(unless(isExpansionInSystemHeader()),
+                          anyOf(tensorMethodCall({"grad_fn"}), callExpr(dependentMemberCall({"grad_fn"}))))
+                         .bind("grad_fn"),
+                     this);
+}
+
+void GradFnRetainedCheck::check(const MatchFinder::MatchResult &Result) {
+  const auto *GradFn = Result.Nodes.getNodeAs<CallExpr>("grad_fn");
+  if (!GradFn || GradFn->getBeginLoc().isMacroID())
+    return;
+  AutogradModel &M = AutogradModel::get(*Result.Context);
+  const FunctionDecl *Fn = enclosingFunction(GradFn, *Result.Context);
+  if (!Fn || !Fn->getBody() || (Fn->isDependentContext() && !isUninstantiatedPattern(Fn)) ||
+      M.gradDisabledAt(GradFn))
+    return;
+  std::optional<Keep> K = keptBy(GradFn, M);
+  llvm::SmallVector<Keep, 2> Keeps;
+  if (K && K->Local) {
+    // `auto node = loss.grad_fn(); history.push_back(node);`
+    for (const BoundNodes &B : match(findAll(declRefExpr(to(varDecl(equalsNode(K->Local)))).bind("use")),
+                                     *Fn->getBody(), *Result.Context))
+      if (std::optional<Keep> Use = keptBy(B.getNodeAs<Expr>("use"), M); Use && !Use->Local)
+        Keeps.push_back(*Use);
+  } else if (K) {
+    Keeps.push_back(*K);
+  }
+  for (const Keep &Kept : Keeps) {
+    if (!Kept.Holder || holdsWeakly(Kept.Holder))
+      continue;
+    // A loop that records graphs and over which what the holder keeps survives.
+    const Stmt *Loop = nullptr;
+    for (const Stmt *L = M.enclosingLoop(Kept.Site); L && !Loop; L = M.enclosingLoop(L))
+      if (M.loop(L).Kind != LoopKind::Other && M.outlivesIteration(Kept.Holder, L))
+        Loop = L;
+    // A member that grows in a method called from a training loop.
+    if (!Loop && Kept.Adds && isa<FieldDecl>(Kept.Holder))
+      Loop = M.trainingLoopOf(Kept.Site);
+    if (!Loop)
+      continue;
+    diag(Kept.Site->getBeginLoc(),
+         "autograd node from grad_fn() is kept in '%0' across loop iterations: every kept node pins "
+         "its iteration's autograd graph; consider keeping plain data such as the node's name()")
+        << Kept.Holder->getName();
+    diag(Loop->getBeginLoc(), "loop starts here", DiagnosticIDs::Note);
+    return;
+  }
+}
+
+} // namespace torchtidy
