@@ -1,0 +1,112 @@
+#include "RequiresGradOnLossCheck.h"
+
+#include "utils/AutogradModel.h"
+
+#include "clang/AST/ParentMapContext.h"
+#include "clang/ASTMatchers/ASTMatchFinder.h"
+
+#include <string>
+
+using namespace clang;
+using namespace clang::ast_matchers;
+using namespace torchtidy::matchers;
+
+namespace torchtidy {
+namespace {
+
+/// The local the marked tensor lives in: `loss` in `loss.requires_grad_()` or in
+/// `auto loss = (...).requires_grad_();`.
+const VarDecl *markedVariable(const CXXMemberCallExpr *Mark, ASTContext &Ctx) {
+  if (const auto *VD = dyn_cast_or_null<VarDecl>(namedDecl(Mark->getImplicitObjectArgument())))
+    return VD->isLocalVarDecl() ? VD : nullptr;
+  DynTypedNode N = DynTypedNode::create(*Mark);
+  for (unsigned Steps = 0; Steps < 6; ++Steps) {
+    auto Parents = Ctx.getParents(N);
+    if (Parents.empty())
+      return nullptr;
+    N = Parents[0];
+    if (const auto *VD = N.get<VarDecl>())
+      return VD->isLocalVarDecl() ? VD : nullptr;
+    const auto *E = N.get<Expr>();
+    if (!E || !isa<ImplicitCastExpr, MaterializeTemporaryExpr, CXXBindTemporaryExpr, ExprWithCleanups,
+                   CXXConstructExpr>(E))
+      return nullptr;
+  }
+  return nullptr;
+}
+
+/// `loss.requires_grad_(true).backward()`.
+bool backpropagatedAtOnce(const CXXMemberCallExpr *Mark, ASTContext &Ctx) {
+  auto Parents = Ctx.getParents(*Mark);
+  const auto *ME = Parents.empty() ? nullptr : Parents[0].get<MemberExpr>();
+  const auto *Decl = ME ? ME->getMemberDecl() : nullptr;
+  return Decl && Decl->getIdentifier() && Decl->getName() == "backward";
+}
+
+/// How the cut reads in the message.
+std::string describeCut(const Stmt *Cut, const OutputCut &C) {
+  if (Cut == C.Output)
+    return "it is computed from values that do not require grad";
+  if (isa<DeclStmt>(Cut))
+    return "it is computed under a no-grad scope";
+  if (const auto *MCE = dyn_cast<CXXMemberCallExpr>(Cut))
+    if (const CXXMethodDecl *MD = MCE->getMethodDecl(); MD && MD->getIdentifier())
+      return "'." + MD->getName().str() + "()' cut it from the model's graph";
+  if (const auto *Call = dyn_cast<CallExpr>(Cut))
+    if (const FunctionDecl *FD = Call->getDirectCallee(); FD && FD->getIdentifier())
+      return isInSystemHeader(FD) ? "'" + FD->getName().str() + "(...)' made a new tensor from plain numbers"
+                                  : "'" + FD->getName().str() + "(...)' is called under a no-grad scope";
+  return "its graph to the model was cut";
+}
+} // namespace
+
+void RequiresGradOnLossCheck::registerMatchers(MatchFinder *Finder) {
+  Finder->addMatcher(
+      stmt(unless(isExpansionInSystemHeader()), tensorMethodCall({"requires_grad_", "set_requires_grad"})).bind("mark"),
+      this);
+}
+
+void RequiresGradOnLossCheck::check(const MatchFinder::MatchResult &Result) {
+  const auto *Mark = Result.Nodes.getNodeAs<CXXMemberCallExpr>("mark");
+  ASTContext &Ctx = *Result.Context;
+  if (!Mark || Mark->getBeginLoc().isMacroID())
+    return;
+  bool On = true;
+  if (Mark->getNumArgs() > 0 && !isa<CXXDefaultArgExpr>(Mark->getArg(0)) &&
+      (!Mark->getArg(0)->EvaluateAsBooleanCondition(On, Ctx) || !On))
+    return;
+  const FunctionDecl *Fn = enclosingFunction(Mark, Ctx);
+  if (!Fn || !Fn->getBody() || (Fn->isDependentContext() && !isUninstantiatedPattern(Fn)))
+    return;
+  AutogradModel &M = AutogradModel::get(Ctx);
+  std::optional<OutputCut> C = M.outputCut(Mark->getImplicitObjectArgument());
+  if (!C || !C->Cut)
+    return;
+  // It must be used as a loss (backpropagated or returned), never as an input of a forward or
+  // of torch::autograd::grad (gradient penalties, saliency, adversarial inputs).
+  bool Loss = backpropagatedAtOnce(Mark, Ctx);
+  if (const VarDecl *VD = markedVariable(Mark, Ctx)) {
+    auto Ref = declRefExpr(to(varDecl(equalsNode(VD))));
+    auto Input = callExpr(anyOf(moduleForwardCall(), callee(functionDecl(hasName("::torch::autograd::grad")))),
+                          hasAnyArgument(anyOf(ignoringImplicit(Ref), hasDescendant(Ref))));
+    if (!match(findAll(Input), *Fn->getBody(), Ctx).empty())
+      return;
+    const auto *AnyRef = selectFirst<Expr>("ref", match(findAll(Ref.bind("ref")), *Fn->getBody(), Ctx));
+    Loss = Loss || (AnyRef && M.reachesBackward(AnyRef, Mark)) ||
+           !match(findAll(returnStmt(hasReturnValue(anyOf(ignoringImplicit(Ref), hasDescendant(Ref))))),
+                  *Fn->getBody(), Ctx)
+                .empty();
+  }
+  if (!Loss)
+    return;
+  diag(Mark->getExprLoc(),
+       "%0() on a loss that does not require grad: %1, so backward() stops at this tensor and the "
+       "model gets no gradient; consider computing the loss from the model's output with autograd on "
+       "and removing this call")
+      << Mark->getMethodDecl()->getName() << describeCut(C->Cut, *C);
+  diag(C->Cut->getBeginLoc(), "the graph is cut here", DiagnosticIDs::Note);
+  if (C->Output != C->Cut)
+    diag(C->Output->getBeginLoc(), "the model output it comes from", DiagnosticIDs::Note);
+}
+
+} // namespace torchtidy
