@@ -1,0 +1,51 @@
+#include "GradModeNotInheritedByThreadCheck.h"
+
+#include "utils/AutogradModel.h"
+
+#include "clang/ASTMatchers/ASTMatchFinder.h"
+
+using namespace clang;
+using namespace clang::ast_matchers;
+using namespace torchtidy::matchers;
+
+namespace torchtidy {
+
+void GradModeNotInheritedByThreadCheck::registerMatchers(MatchFinder *Finder) {
+  // In a template nobody instantiates, `model->forward(x)` is a dependent call, known by name.
+  Finder->addMatcher(stmt(unless(isExpansionInSystemHeader()),
+                          anyOf(moduleForwardCall(), callExpr(dependentMemberCall({"forward"}))))
+                         .bind("forward"),
+                     this);
+}
+
+void GradModeNotInheritedByThreadCheck::check(const MatchFinder::MatchResult &Result) {
+  const auto *Forward = Result.Nodes.getNodeAs<Stmt>("forward");
+  if (Forward->getBeginLoc().isMacroID())
+    return;
+  AutogradModel &M = AutogradModel::get(*Result.Context);
+  const FunctionDecl *Fn = enclosingFunction(Forward, *Result.Context);
+  if (!Fn || (Fn->isDependentContext() && !isUninstantiatedPattern(Fn)))
+    return;
+  // A submodule's forward inside a module's own methods runs wherever the module's forward
+  // does: the finding belongs to that call, in the code that starts the thread.
+  if (const auto *Method = dyn_cast_or_null<CXXMethodDecl>(M.outermostFunction(Forward));
+      Method && isModuleType(QualType(Method->getParent()->getTypeForDecl(), 0)))
+    return;
+  // Records on its thread, although the code that starts the thread has autograd off.
+  const Expr *Launch = M.threadLaunchOf(Forward);
+  if (!Launch || M.gradModeAt(Forward).Mode != GradMode::On)
+    return;
+  GradModeFact Outside = M.gradModeAt(Launch);
+  if (Outside.Mode != GradMode::Off || !Reported.insert(Launch).second)
+    return;
+  diag(Forward->getBeginLoc(),
+       "model forward runs on another thread, where the no-grad scope around the thread's creation "
+       "does not apply (grad mode is thread-local): autograd records a graph on every call; consider "
+       "a torch::NoGradGuard or c10::InferenceMode inside the thread's function");
+  diag(Launch->getBeginLoc(), "the thread starts here", DiagnosticIDs::Note);
+  if (Outside.DecidedBy)
+    diag(Outside.DecidedBy->getBeginLoc(), "autograd is disabled here, on the starting thread only",
+         DiagnosticIDs::Note);
+}
+
+} // namespace torchtidy
