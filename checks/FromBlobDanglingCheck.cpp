@@ -1,0 +1,245 @@
+#include "FromBlobDanglingCheck.h"
+
+#include "utils/AutogradModel.h"
+
+#include "clang/AST/ParentMapContext.h"
+#include "clang/ASTMatchers/ASTMatchFinder.h"
+
+#include <optional>
+
+using namespace clang;
+using namespace clang::ast_matchers;
+
+namespace torchtidy {
+namespace {
+
+/// The storage a from_blob pointer points into: a local (or by-value parameter) that owns
+/// it, or a temporary that dies at the end of the full expression.
+struct Buffer {
+  const VarDecl *Owner = nullptr;
+  const Expr *Temporary = nullptr;
+};
+
+/// Whether a variable of type \p T owns the memory it hands out: an array or a class held by
+/// value that is no view (std::span, std::string_view, c10::ArrayRef) and no tensor.
+bool ownsStorage(QualType T) {
+  if (T->isReferenceType() || T->isPointerType())
+    return false;
+  if (T->isConstantArrayType())
+    return true;
+  const CXXRecordDecl *RD = recordOf(T);
+  return RD && !isTensorType(T) && !(RD->getIdentifier() && llvm::is_contained(names::NonOwningViews, RD->getName()));
+}
+
+std::optional<Buffer> bufferOf(const Expr *Ptr) {
+  // Through casts and offsets: `reinterpret_cast<float *>(bytes.data() + header)`.
+  const Expr *E = Ptr->IgnoreParenImpCasts();
+  for (unsigned Steps = 0; Steps < 8; ++Steps) {
+    if (const auto *Cast = dyn_cast<ExplicitCastExpr>(E))
+      E = Cast->getSubExpr()->IgnoreParenImpCasts();
+    else if (const auto *BO = dyn_cast<BinaryOperator>(E); BO && BO->isAdditiveOp())
+      E = (BO->getLHS()->getType()->isPointerType() ? BO->getLHS() : BO->getRHS())->IgnoreParenImpCasts();
+    else
+      break;
+  }
+  const Expr *Object = nullptr;
+  if (const auto *Call = dyn_cast<CXXMemberCallExpr>(E)) { // v.data(), mat.ptr<float>(), p.get()
+    const CXXMethodDecl *MD = Call->getMethodDecl();
+    if (MD && MD->getIdentifier() && llvm::is_contained(names::BufferAccessors, MD->getName()))
+      Object = Call->getImplicitObjectArgument();
+  } else if (const auto *ME = dyn_cast<MemberExpr>(E); ME && !ME->isArrow()) { // mat.data
+    Object = ME->getBase();
+  } else if (const auto *Addr = dyn_cast<UnaryOperator>(E); Addr && Addr->getOpcode() == UO_AddrOf) { // &v[0]
+    const Expr *Sub = Addr->getSubExpr()->IgnoreParenImpCasts();
+    if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Sub); Op && Op->getOperator() == OO_Subscript)
+      Object = Op->getArg(0);
+    else if (const auto *AS = dyn_cast<ArraySubscriptExpr>(Sub))
+      Object = AS->getBase();
+  } else if (isa<DeclRefExpr>(E) && E->getType()->isConstantArrayType()) { // float buf[N] decays
+    Object = E;
+  }
+  if (!Object)
+    return std::nullopt;
+  Object = Object->IgnoreParenImpCasts();
+  if (const auto *DRE = dyn_cast<DeclRefExpr>(Object)) {
+    const auto *VD = dyn_cast<VarDecl>(DRE->getDecl());
+    if (VD && VD->hasLocalStorage() && ownsStorage(VD->getType()))
+      return Buffer{VD, nullptr};
+    return std::nullopt;
+  }
+  if (Object->isPRValue() || isa<MaterializeTemporaryExpr, CXXBindTemporaryExpr>(Object))
+    return ownsStorage(Object->getType()) ? std::optional<Buffer>(Buffer{nullptr, Object}) : std::nullopt;
+  return std::nullopt;
+}
+
+/// The innermost block whose end destroys \p VD (the function body for a parameter).
+const Stmt *scopeOf(const VarDecl *VD, ASTContext &Ctx) {
+  if (const auto *Parm = dyn_cast<ParmVarDecl>(VD)) {
+    const auto *FD = dyn_cast_or_null<FunctionDecl>(Parm->getParentFunctionOrMethod());
+    return FD ? FD->getBody() : nullptr;
+  }
+  DynTypedNode N = DynTypedNode::create(*VD);
+  for (unsigned Steps = 0; Steps < 64; ++Steps) {
+    auto Parents = Ctx.getParents(N);
+    if (Parents.empty())
+      return nullptr;
+    N = Parents[0];
+    if (const auto *S = N.get<Stmt>(); S && (isa<CompoundStmt>(S) || isa<ForStmt, CXXForRangeStmt, WhileStmt, IfStmt>(S)))
+      return S;
+  }
+  return nullptr;
+}
+
+class Escapes {
+public:
+  Escapes(AutogradModel &M, const Buffer &B) : M(M), Ctx(M.context()), B(B) {
+    if (B.Owner)
+      Scope = scopeOf(B.Owner, Ctx);
+  }
+
+  /// Where the tensor \p E (or a view of it) leaves the buffer's lifetime, or null.
+  const Stmt *from(const Expr *E, unsigned Depth = 0) {
+    DynTypedNode Child = DynTypedNode::create(*E);
+    for (unsigned Steps = 0; Steps < 16; ++Steps) {
+      auto Parents = Ctx.getParents(Child);
+      if (Parents.empty())
+        return nullptr;
+      DynTypedNode Parent = Parents[0];
+      if (const auto *Ret = Parent.get<ReturnStmt>())
+        return Ret;
+      if (const auto *VD = Parent.get<VarDecl>())
+        return Depth < 2 ? throughVariable(VD, Depth) : nullptr;
+      const auto *PE = Parent.get<Expr>();
+      if (!PE)
+        return nullptr;
+      if (const auto *ME = dyn_cast<MemberExpr>(PE)) {
+        // A method of the tensor: views keep pointing into the buffer, everything else copies.
+        const auto *Method = dyn_cast<CXXMethodDecl>(ME->getMemberDecl());
+        if (!Method || !Method->getIdentifier() || !llvm::is_contained(names::ViewOps, Method->getName()))
+          return nullptr;
+        auto Grand = Ctx.getParents(*ME);
+        if (Grand.empty())
+          return nullptr;
+        Child = Grand[0];
+        continue;
+      }
+      if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(PE)) {
+        if (Op->getOperator() == OO_Equal && Op->getNumArgs() == 2 && Op->getArg(1) == Child.get<Expr>())
+          return outlives(Op->getArg(0), Op) ? Op : nullptr;
+        return nullptr; // arithmetic makes a new tensor
+      }
+      if (const auto *Call = dyn_cast<CXXMemberCallExpr>(PE)) {
+        const CXXMethodDecl *MD = Call->getMethodDecl();
+        if (MD && MD->getIdentifier() && llvm::is_contained(names::ContainerStoreMethods, MD->getName()))
+          return outlives(Call->getImplicitObjectArgument(), Call) ? Call : nullptr;
+        return nullptr;
+      }
+      if (const auto *Call = dyn_cast<CallExpr>(PE)) {
+        const FunctionDecl *FD = Call->getDirectCallee();
+        if (!FD || !FD->isInStdNamespace() || !FD->getIdentifier() ||
+            (FD->getName() != "make_pair" && FD->getName() != "make_tuple"))
+          return nullptr;
+      } else if (!isa<ImplicitCastExpr, MaterializeTemporaryExpr, CXXBindTemporaryExpr, ExprWithCleanups,
+                      ParenExpr, CXXConstructExpr, InitListExpr, CXXFunctionalCastExpr>(PE)) {
+        return nullptr;
+      }
+      Child = Parent;
+    }
+    return nullptr;
+  }
+
+private:
+  /// `auto t = torch::from_blob(...)`: where `t` goes.
+  const Stmt *throughVariable(const VarDecl *VD, unsigned Depth) {
+    if (!VD->hasLocalStorage())
+      return VD->getInit();
+    const auto *FD = dyn_cast_or_null<FunctionDecl>(VD->getParentFunctionOrMethod());
+    if (!FD || !FD->hasBody())
+      return nullptr;
+    // Reassigned (t = t.clone()): what it holds later is not known here.
+    auto Ref = declRefExpr(to(varDecl(equalsNode(VD))));
+    if (!match(findAll(cxxOperatorCallExpr(hasOverloadedOperatorName("="), hasArgument(0, ignoringImplicit(Ref)))),
+               *FD->getBody(), Ctx)
+             .empty())
+      return nullptr;
+    for (const BoundNodes &Use : match(findAll(Ref.bind("use")), *FD->getBody(), Ctx)) {
+      const auto *UseExpr = Use.getNodeAs<Expr>("use");
+      // A temporary buffer is gone once the declaration's full expression ends.
+      if (B.Temporary && M.mayRunBefore(VD->getInit(), UseExpr))
+        return UseExpr;
+      if (const Stmt *Site = from(UseExpr, Depth + 1))
+        return Site;
+    }
+    return nullptr;
+  }
+
+  /// Whether the tensor stored in \p Dest at \p Site is still there when the buffer is gone.
+  bool outlives(const Expr *Dest, const Stmt *Site) {
+    if (B.Temporary)
+      return true;
+    Dest = Dest->IgnoreParenImpCasts();
+    if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Dest); Op && Op->getOperator() == OO_Subscript)
+      Dest = Op->getArg(0)->IgnoreParenImpCasts();
+    const ValueDecl *D = namedDecl(Dest);
+    if (isa_and_nonnull<FieldDecl>(D))
+      return true;
+    const auto *VD = dyn_cast_or_null<VarDecl>(D);
+    if (!VD || !Scope)
+      return false;
+    if (!VD->hasLocalStorage() || VD->getType()->isReferenceType())
+      return true;
+    const SourceManager &SM = Ctx.getSourceManager();
+    if (isWithin(VD->getLocation(), Scope->getSourceRange(), SM)) // dies with the buffer, or before it
+      return false;
+    // Read after the buffer's scope is left: after it, or earlier in a loop around it (the
+    // next iteration).
+    const auto *FD = dyn_cast_or_null<FunctionDecl>(VD->getParentFunctionOrMethod());
+    if (!FD || !FD->hasBody())
+      return false;
+    bool InLoop = M.enclosingLoop(Scope) != nullptr;
+    for (const BoundNodes &Use : match(findAll(declRefExpr(to(varDecl(equalsNode(VD)))).bind("use")), *FD->getBody(), Ctx)) {
+      const auto *UseExpr = Use.getNodeAs<Expr>("use");
+      if (M.mayRunBefore(Site, UseExpr) &&
+          (!isWithin(UseExpr->getBeginLoc(), Scope->getSourceRange(), SM) ||
+           (InLoop && SM.isBeforeInTranslationUnit(UseExpr->getBeginLoc(), Site->getBeginLoc()))))
+        return true;
+    }
+    return false;
+  }
+
+  AutogradModel &M;
+  ASTContext &Ctx;
+  Buffer B;
+  const Stmt *Scope = nullptr;
+};
+} // namespace
+
+void FromBlobDanglingCheck::registerMatchers(MatchFinder *Finder) {
+  Finder->addMatcher(callExpr(unless(isExpansionInSystemHeader()), callee(functionDecl(hasName("from_blob"))),
+                              hasArgument(0, expr().bind("ptr")))
+                         .bind("blob"),
+                     this);
+}
+
+void FromBlobDanglingCheck::check(const MatchFinder::MatchResult &Result) {
+  const auto *Blob = Result.Nodes.getNodeAs<CallExpr>("blob");
+  if (Blob->getBeginLoc().isMacroID() || !isInSystemHeader(Blob->getDirectCallee()))
+    return;
+  std::optional<Buffer> B = bufferOf(Result.Nodes.getNodeAs<Expr>("ptr"));
+  if (!B)
+    return;
+  AutogradModel &M = AutogradModel::get(*Result.Context);
+  const Stmt *Site = Escapes(M, *B).from(Blob);
+  if (!Site)
+    return;
+  std::string Name = B->Owner ? "'" + B->Owner->getName().str() + "'" : std::string("a temporary");
+  diag(Blob->getBeginLoc(),
+       "tensor from torch::from_blob over %0 outlives it: the tensor does not own that memory and reads "
+       "it after it is freed; consider '.clone()' to give the tensor its own copy")
+      << Name;
+  diag(Site->getBeginLoc(), "the tensor is kept here", DiagnosticIDs::Note);
+  if (B->Owner)
+    diag(B->Owner->getLocation(), "%0 is destroyed at the end of its scope", DiagnosticIDs::Note) << Name;
+}
+
+} // namespace torchtidy
