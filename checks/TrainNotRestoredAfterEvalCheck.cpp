@@ -23,7 +23,10 @@ struct EvalSite {
 const ValueDecl *moduleOf(const Expr *Object, const CallExpr *Via) {
   const ValueDecl *D = entityOf(Object);
   const auto *Param = dyn_cast_or_null<ParmVarDecl>(D);
-  if (!Via || !Param)
+  // A parameter of the function that holds the helper (a lambda's capture) is no argument of Via.
+  const auto *Owner = Param ? dyn_cast<Decl>(Param->getDeclContext()) : nullptr;
+  const Decl *Callee = Via ? Via->getCalleeDecl() : nullptr;
+  if (!Owner || !Callee || Owner->getCanonicalDecl() != Callee->getCanonicalDecl())
     return D;
   unsigned Index = Param->getFunctionScopeIndex() + (isa<CXXOperatorCallExpr>(Via) ? 1 : 0);
   return Index < Via->getNumArgs() ? entityOf(Via->getArg(Index)) : nullptr;
@@ -76,6 +79,15 @@ void TrainNotRestoredAfterEvalCheck::check(const MatchFinder::MatchResult &Resul
   std::optional<EvalSite> At = evalSite(Eval, Model);
   if (!At || !At->Module)
     return;
+  // A helper (or lambda) that switches the module back with train() after its eval() leaves it
+  // in training mode.
+  if (At->Site != Eval) {
+    const ValueDecl *Local = entityOf(Model.callShape(Eval).Object);
+    for (const LoopEvent &E : Model.eventsIn(Fn->getBody()))
+      if (E.Kind == LoopEventKind::Train && E.Site == E.Call && restoresTraining(E, Ctx) &&
+          entityOf(Model.callShape(cast<CallExpr>(E.Call)).Object) == Local && Model.mayRunBefore(Eval, E.Call))
+        return;
+  }
   const SourceManager &SM = Ctx.getSourceManager();
   auto Before = [&](const Stmt *A, const Stmt *B) {
     return SM.isBeforeInTranslationUnit(A->getBeginLoc(), B->getBeginLoc());

@@ -1,6 +1,7 @@
 // RUN: %tidy --checks='-*,torch-train-not-restored-after-eval' %s -- %torch_flags 2>&1 | %filecheck %s
 #include <torch/torch.h>
 
+#include <cstdio>
 #include <vector>
 
 struct NetImpl : torch::nn::Module {
@@ -204,4 +205,53 @@ void negativeTestAfterTraining(Net &model, torch::optim::SGD &optimizer, torch::
   std::vector<float> predictions;
   for (int i = 0; i < 4; ++i)
     predictions.push_back(model->forward(x).sum().item<float>());
+}
+
+// A validation helper that switches back to training mode itself.
+float validateAndRestore(Net &model, const torch::Tensor &x, const torch::Tensor &y) {
+  model->eval();
+  torch::NoGradGuard no_grad;
+  float loss = torch::mse_loss(model->forward(x), y).item<float>();
+  model->train();
+  return loss;
+}
+
+void negativeHelperRestores(Net &model, torch::optim::SGD &optimizer, torch::Tensor x, torch::Tensor y) {
+  for (int epoch = 0; epoch < 10; ++epoch) {
+    trainEpoch(model, optimizer, x, y);
+    (void)validateAndRestore(model, x, y);
+  }
+}
+
+// The same in a lambda that captures the model.
+void negativeLambdaRestores(Net &model, torch::optim::SGD &optimizer, torch::Tensor x, torch::Tensor y) {
+  auto validate = [&]() {
+    model->eval();
+    torch::NoGradGuard no_grad;
+    float loss = torch::mse_loss(model->forward(x), y).item<float>();
+    model->train();
+    return loss;
+  };
+  for (int epoch = 0; epoch < 10; ++epoch) {
+    optimizer.zero_grad();
+    torch::mse_loss(model->forward(x), y).backward();
+    optimizer.step();
+    std::printf("%f\n", validate());
+  }
+}
+
+// A lambda that evaluates and leaves the model in evaluation mode.
+void positiveLambdaDoesNotRestore(Net &model, torch::optim::SGD &optimizer, torch::Tensor x, torch::Tensor y) {
+  auto validate = [&]() {
+    model->eval();
+    // CHECK: :[[@LINE-1]]:5: warning: 'model' is put in evaluation mode here
+    torch::NoGradGuard no_grad;
+    return torch::mse_loss(model->forward(x), y).item<float>();
+  };
+  for (int epoch = 0; epoch < 10; ++epoch) {
+    optimizer.zero_grad();
+    torch::mse_loss(model->forward(x), y).backward();
+    optimizer.step();
+    std::printf("%f\n", validate());
+  }
 }
