@@ -149,10 +149,16 @@ void HiddenStateNotDetachedCheck::check(const MatchFinder::MatchResult &Result) 
     for (const LoopEvent &E : Model.loop(L).Events)
       if (E.Kind == LoopEventKind::Backward && enclosingFunction(E.Site, Ctx) == Fn)
         Backwards.push_back(E.Site);
-  for (const auto &[Write, State] : Carries)
+  for (const auto &[Write, State] : Carries) {
+    // Another forward's result written to the state in between replaces it too (a GAN's
+    // `fake = G->forward(z)` before each discriminator pass).
+    std::vector<const Stmt *> Replaced = Ends[State];
+    for (const auto &[Other, OtherState] : Carries)
+      if (OtherState == State && Other != Write)
+        Replaced.push_back(Other);
     for (const Stmt *Backward : Backwards)
-      if (!Reported.contains(Write) && Model.mayRunBeforeAvoiding(Write, Backward, Ends[State]) &&
-          Model.mayRunBeforeAvoiding(Backward, Forward, Ends[State])) {
+      if (!Reported.contains(Write) && Model.mayRunBeforeAvoiding(Write, Backward, Replaced) &&
+          Model.mayRunBeforeAvoiding(Backward, Forward, Replaced)) {
         diag(Write->getBeginLoc(), "recurrent state '%0' keeps the autograd graph of the previous iteration "
                                    "and is fed to the next forward: every backward() reaches back through all "
                                    "earlier iterations (or fails on their freed graphs); consider detaching it "
@@ -163,6 +169,7 @@ void HiddenStateNotDetachedCheck::check(const MatchFinder::MatchResult &Result) 
         diag(Forward->getBeginLoc(), "fed to the forward here", DiagnosticIDs::Note);
         return;
       }
+  }
 }
 
 } // namespace torchtidy

@@ -245,6 +245,25 @@ void negativeFullBptt(torch::nn::LSTMCell &cell, torch::optim::SGD &optimizer, c
   }
 }
 
+// A GAN: the generator's output kept outside the loop is rewritten before every discriminator
+// pass, so no value crosses a backward().
+void negativeGanFakeImages(torch::nn::Linear &G, torch::nn::Linear &D, torch::optim::Adam &d_opt,
+                           torch::optim::Adam &g_opt, torch::Tensor z, int steps) {
+  torch::Tensor fake_images;
+  for (int i = 0; i < steps; ++i) {
+    fake_images = G->forward(z);
+    auto d_loss = D->forward(fake_images).mean();
+    d_opt.zero_grad();
+    d_loss.backward();
+    d_opt.step();
+    fake_images = G->forward(z);
+    auto g_loss = -D->forward(fake_images).mean();
+    g_opt.zero_grad();
+    g_loss.backward();
+    g_opt.step();
+  }
+}
+
 // Sampling from a trained model: no graph is recorded.
 std::vector<torch::Tensor> negativeGeneration(torch::nn::GRUCell &cell, torch::Tensor x, int length) {
   torch::NoGradGuard no_grad;
