@@ -32,20 +32,29 @@ const ValueDecl *carrierOf(const Expr *E) {
   return entityOf(E);
 }
 
+/// A state an assignment writes: its carrier, and the part written (the field of `state.h`,
+/// else the carrier itself).
+struct Written {
+  const ValueDecl *Carrier;
+  const ValueDecl *Part;
+};
+
 /// The variables an assignment writes: `h = ...`, `state.h = ...`, `std::tie(h, c) = ...`,
 /// `std::forward_as_tuple(out, std::tie(h, c)) = ...`.
-void writtenBy(const Expr *LHS, llvm::SmallVectorImpl<const ValueDecl *> &Written) {
+void writtenBy(const Expr *LHS, llvm::SmallVectorImpl<Written> &Out) {
   LHS = LHS->IgnoreUnlessSpelledInSource();
   if (const auto *Call = dyn_cast<CallExpr>(LHS)) {
     const FunctionDecl *FD = Call->getDirectCallee();
     if (FD && FD->isInStdNamespace() && FD->getIdentifier() &&
         (FD->getName() == "tie" || FD->getName() == "forward_as_tuple"))
       for (const Expr *Arg : Call->arguments())
-        writtenBy(Arg, Written);
+        writtenBy(Arg, Out);
     return;
   }
-  if (const ValueDecl *D = carrierOf(LHS))
-    Written.push_back(D);
+  if (const ValueDecl *D = carrierOf(LHS)) {
+    const auto *ME = dyn_cast<MemberExpr>(LHS);
+    Out.push_back({D, ME ? ME->getMemberDecl() : D});
+  }
 }
 
 /// Whether \p E computes from a module forward: it calls one, or reads a local (or structured
@@ -106,7 +115,11 @@ void HiddenStateNotDetachedCheck::check(const MatchFinder::MatchResult &Result) 
   // detached in place, in the function that runs the loop.
   auto Assign = stmt(anyOf(binaryOperator(isAssignmentOperator()).bind("bin"),
                            cxxOperatorCallExpr(hasOverloadedOperatorName("=")).bind("op")));
-  std::vector<std::pair<const Stmt *, const ValueDecl *>> Carries;
+  struct Carry {
+    const Stmt *Write;
+    Written State;
+  };
+  std::vector<Carry> Carries;
   llvm::DenseMap<const ValueDecl *, std::vector<const Stmt *>> Ends;
   for (const BoundNodes &B : match(findAll(Assign), *Fn->getBody(), Ctx)) {
     const Expr *LHS, *RHS;
@@ -115,15 +128,15 @@ void HiddenStateNotDetachedCheck::check(const MatchFinder::MatchResult &Result) 
     else
       LHS = B.getNodeAs<CXXOperatorCallExpr>("op")->getArg(0), RHS = B.getNodeAs<CXXOperatorCallExpr>("op")->getArg(1);
     const auto *S = B.getNodeAs<Stmt>(B.getNodeAs<Stmt>("bin") ? "bin" : "op");
-    bool Carry = fromForward(RHS, Ctx) && !callsDetach(RHS, Ctx) && !Model.gradDisabledAt(S);
-    llvm::SmallVector<const ValueDecl *, 2> Written;
-    writtenBy(LHS, Written);
-    for (const ValueDecl *D : Written)
-      if (Fed.contains(D)) {
-        if (Carry)
-          Carries.push_back({S, D});
+    bool IsCarry = fromForward(RHS, Ctx) && !callsDetach(RHS, Ctx) && !Model.gradDisabledAt(S);
+    llvm::SmallVector<Written, 2> States;
+    writtenBy(LHS, States);
+    for (const Written &W : States)
+      if (Fed.contains(W.Carrier)) {
+        if (IsCarry)
+          Carries.push_back({S, W});
         else
-          Ends[D].push_back(S);
+          Ends[W.Carrier].push_back(S);
       }
   }
   for (const BoundNodes &B : match(findAll(stmt(anyOf(matchers::tensorMethodCall({"detach_"}), declStmt())).bind("end")),
@@ -149,13 +162,15 @@ void HiddenStateNotDetachedCheck::check(const MatchFinder::MatchResult &Result) 
     for (const LoopEvent &E : Model.loop(L).Events)
       if (E.Kind == LoopEventKind::Backward && enclosingFunction(E.Site, Ctx) == Fn)
         Backwards.push_back(E.Site);
-  for (const auto &[Write, State] : Carries) {
-    // Another forward's result written to the state in between replaces it too (a GAN's
-    // `fake = G->forward(z)` before each discriminator pass).
+  for (const auto &[Write, W] : Carries) {
+    const ValueDecl *State = W.Carrier;
+    // Another forward's result written to the same state in between replaces it too (a GAN's
+    // `fake = G->forward(z)` before each discriminator pass); `carry.c = ...` does not replace
+    // `carry.h`.
     std::vector<const Stmt *> Replaced = Ends[State];
-    for (const auto &[Other, OtherState] : Carries)
-      if (OtherState == State && Other != Write)
-        Replaced.push_back(Other);
+    for (const Carry &Other : Carries)
+      if (Other.State.Carrier == State && Other.State.Part == W.Part && Other.Write != Write)
+        Replaced.push_back(Other.Write);
     for (const Stmt *Backward : Backwards)
       if (!Reported.contains(Write) && Model.mayRunBeforeAvoiding(Write, Backward, Replaced) &&
           Model.mayRunBeforeAvoiding(Backward, Forward, Replaced)) {
