@@ -26,10 +26,7 @@ struct ForwardSite {
   const Stmt *Forward = nullptr;
 };
 
-const Stmt *parentStmt(const Stmt *S, ASTContext &Ctx) {
-  auto Parents = Ctx.getParents(*S);
-  return Parents.empty() ? nullptr : Parents[0].get<Stmt>();
-}
+const Stmt *parentStmt(const Stmt *S, ASTContext &Ctx) { return parentOf(S, Ctx).get<Stmt>(); }
 
 /// Whether \p S lies inside a loop body that is itself inside \p Root.
 bool inLoopBelow(const Stmt *S, const Stmt *Root, ASTContext &Ctx) {

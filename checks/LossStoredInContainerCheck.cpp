@@ -29,14 +29,6 @@ bool nameIn(const NamedDecl *D, std::initializer_list<StringRef> Names) {
   return D && D->getIdentifier() && llvm::is_contained(Names, D->getName());
 }
 
-DynTypedNode parentOf(const DynTypedNode &N, ASTContext &Ctx) {
-  auto Parents = Ctx.getParents(N);
-  return Parents.empty() ? DynTypedNode() : Parents[0];
-}
-template <typename T> DynTypedNode parentOf(const T *N, ASTContext &Ctx) {
-  return parentOf(DynTypedNode::create(*N), Ctx);
-}
-
 /// A standard container class (vector, deque, list, map, queue, array, ...), through aliases
 /// and the library's inline namespaces.
 const ClassTemplateSpecializationDecl *stdContainer(QualType T) {

@@ -21,12 +21,6 @@ const std::vector<StringRef> DataDependentMethods(std::begin(names::DataDependen
 const std::vector<StringRef> DataDependentFunctions(std::begin(names::DataDependentFunctions),
                                                    std::end(names::DataDependentFunctions));
 
-/// The parent of \p N, or none.
-DynTypedNode parentOf(const DynTypedNode &N, ASTContext &Ctx) {
-  auto Parents = Ctx.getParents(N);
-  return Parents.empty() ? DynTypedNode() : Parents[0];
-}
-
 /// A call in a template nobody instantiates, to a member named one of \p Names.
 AST_MATCHER_P(CallExpr, dependentMemberCall, std::vector<StringRef>, Names) {
   StringRef Name = dependentMemberName(Node.getCallee());

@@ -24,11 +24,6 @@ using namespace clang::ast_matchers;
 namespace torchtidy {
 namespace {
 
-DynTypedNode parentOf(const DynTypedNode &N, ASTContext &Ctx) {
-  auto Parents = Ctx.getParents(N);
-  return Parents.empty() ? DynTypedNode() : Parents[0];
-}
-
 bool isLambdaCallOperator(const Decl *D) {
   const auto *MD = dyn_cast_or_null<CXXMethodDecl>(D);
   return MD && MD->getParent()->isLambda();

@@ -60,18 +60,17 @@ AST_MATCHER(CXXRecordDecl, isTensorRecordMatcher) {
   return hasQualifiedName(&Node, names::Tensor) || hasQualifiedName(&Node, names::TensorBase);
 }
 
-/// Parents of a node (the first one; C++ code has one parent outside of templates).
-DynTypedNode parentOf(const DynTypedNode &N, ASTContext &Ctx) {
-  auto Parents = Ctx.getParents(N);
-  return Parents.empty() ? DynTypedNode() : Parents[0];
-}
-
 bool isLambdaCallOperator(const Decl *D) {
   const auto *MD = dyn_cast<CXXMethodDecl>(D);
   return MD && MD->getParent()->isLambda();
 }
 
 } // namespace
+
+DynTypedNode parentOf(const DynTypedNode &N, ASTContext &Ctx) {
+  auto Parents = Ctx.getParents(N);
+  return Parents.empty() ? DynTypedNode() : Parents[0];
+}
 
 const CXXRecordDecl *recordOf(QualType T) {
   if (T.isNull())

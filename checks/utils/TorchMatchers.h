@@ -93,6 +93,11 @@ clang::ast_matchers::internal::BindableMatcher<clang::Stmt> loopStmt();
 /// The innermost loop whose body contains \p S, or null. Looks through lambdas defined in
 /// the loop; stops at the enclosing function.
 const clang::Stmt *enclosingLoop(const clang::Stmt *S, clang::ASTContext &Ctx);
+/// The first parent of \p N (C++ code has one outside of templates), or an empty node.
+clang::DynTypedNode parentOf(const clang::DynTypedNode &N, clang::ASTContext &Ctx);
+template <typename T> clang::DynTypedNode parentOf(const T *N, clang::ASTContext &Ctx) {
+  return parentOf(clang::DynTypedNode::create(*N), Ctx);
+}
 /// Whether \p Loc lies inside \p Range (both ends included), in translation-unit order.
 bool isWithin(clang::SourceLocation Loc, clang::SourceRange Range, const clang::SourceManager &SM);
 /// The body of a for / range-for / while / do loop.
