@@ -4,6 +4,7 @@
 #include "Job.h"
 #include "Options.h"
 #include "Preamble.h"
+#include "TorchTidyModule.h"
 
 #include "clang-tidy/ClangTidy.h"
 #include "clang-tidy/ClangTidyModule.h"
@@ -291,6 +292,15 @@ private:
   HeaderFilters Filters;
 };
 
+/// A torch check's findings carry the registry's level in every format (text, JSON, SARIF,
+/// LSP): torch-inplace-on-leaf is an error everywhere. Other diagnostics keep \p Emitted.
+std::string registeredLevel(StringRef Check, StringRef Emitted) {
+  for (const CheckInfo &C : registeredChecks())
+    if (Check == C.Id)
+      return C.Level == "note" ? "remark" : C.Level;
+  return std::string(Emitted);
+}
+
 const char *levelName(tooling::Diagnostic::Level L) {
   switch (L) {
   case tooling::Diagnostic::Error:
@@ -383,7 +393,7 @@ int runWorker(const Job &J, StringRef OutPath) {
   for (const ClangTidyError &E : DiagConsumer.take()) {
     Finding F;
     F.Check = E.DiagnosticName;
-    F.Level = levelName(E.DiagLevel);
+    F.Level = registeredLevel(F.Check, levelName(E.DiagLevel));
     F.BuildDirectory = E.BuildDirectory;
     F.WarningAsError = E.IsWarningAsError;
     F.Aliases = E.EnabledDiagnosticAliases;

@@ -27,7 +27,7 @@ TORCH_MODULE(Net);
 torch::Tensor positiveReturnLocalVector(const std::vector<double> &values) {
   std::vector<float> buffer(values.begin(), values.end());
   return torch::from_blob(buffer.data(), {static_cast<int64_t>(buffer.size())}, torch::kFloat);
-  // CHECK: :[[@LINE-1]]:10: warning: tensor from torch::from_blob over 'buffer' outlives it: the tensor does not own that memory and reads it after it is freed; consider '.clone()' to give the tensor its own copy [torch-from-blob-dangling]
+  // CHECK: :[[@LINE-1]]:10: [[ERROR]]: tensor from torch::from_blob over 'buffer' outlives it: the tensor does not own that memory and reads it after it is freed; consider '.clone()' to give the tensor its own copy [torch-from-blob-dangling]
   // CHECK: :[[@LINE-2]]:3: note: the tensor is kept here
   // CHECK: :[[@LINE-4]]:22: note: 'buffer' is destroyed at the end of its scope
 }
@@ -35,14 +35,14 @@ torch::Tensor positiveReturnLocalVector(const std::vector<double> &values) {
 torch::Tensor positiveReturnViewOfImage(const std::string &path) {
   Image img = decode(path);
   auto t = torch::from_blob(img.data(), {img.rows, img.cols, 3}, torch::kByte);
-  // CHECK: :[[@LINE-1]]:12: warning: tensor from torch::from_blob over 'img' outlives it
+  // CHECK: :[[@LINE-1]]:12: [[ERROR]]: tensor from torch::from_blob over 'img' outlives it
   return t.permute({2, 0, 1});
 }
 
 torch::Tensor positiveLocalArray() {
   float stats[4] = {0.5f, 0.5f, 0.25f, 0.25f};
   torch::Tensor t = torch::from_blob(stats, {4});
-  // CHECK: :[[@LINE-1]]:21: warning: tensor from torch::from_blob over 'stats' outlives it
+  // CHECK: :[[@LINE-1]]:21: [[ERROR]]: tensor from torch::from_blob over 'stats' outlives it
   return t;
 }
 
@@ -51,7 +51,7 @@ struct Reader {
   void read(int n) {
     std::vector<float> row(n, 1.0f);
     last_ = torch::from_blob(row.data(), {n});
-    // CHECK: :[[@LINE-1]]:13: warning: tensor from torch::from_blob over 'row' outlives it
+    // CHECK: :[[@LINE-1]]:13: [[ERROR]]: tensor from torch::from_blob over 'row' outlives it
   }
 };
 
@@ -61,7 +61,7 @@ torch::Tensor positiveBatchAcrossIterations(const std::vector<std::string> &path
   for (const auto &path : paths) {
     Image img = decode(path);
     batch.push_back(torch::from_blob(img.data(), {img.rows, img.cols, 3}, torch::kByte));
-    // CHECK: :[[@LINE-1]]:21: warning: tensor from torch::from_blob over 'img' outlives it
+    // CHECK: :[[@LINE-1]]:21: [[ERROR]]: tensor from torch::from_blob over 'img' outlives it
   }
   return torch::stack(batch);
 }
@@ -72,7 +72,7 @@ void positivePreviousFrame(Net &net, int frames) {
   for (int i = 0; i < frames; ++i) {
     std::vector<float> frame(4, static_cast<float>(i));
     auto current = torch::from_blob(frame.data(), {1, 4});
-    // CHECK: :[[@LINE-1]]:20: warning: tensor from torch::from_blob over 'frame' outlives it
+    // CHECK: :[[@LINE-1]]:20: [[ERROR]]: tensor from torch::from_blob over 'frame' outlives it
     if (previous.defined())
       net->forward(current - previous);
     previous = current;
@@ -83,20 +83,20 @@ void positivePreviousFrame(Net &net, int frames) {
 void positiveOutParameter(torch::Tensor &out, int n) {
   auto data = std::make_unique<float[]>(n);
   out = torch::from_blob(data.get(), {n});
-  // CHECK: :[[@LINE-1]]:9: warning: tensor from torch::from_blob over 'data' outlives it
+  // CHECK: :[[@LINE-1]]:9: [[ERROR]]: tensor from torch::from_blob over 'data' outlives it
 }
 
 // A temporary buffer.
 torch::Tensor positiveTemporary(const std::string &path) {
   auto t = torch::from_blob(decode(path).data(), {32, 32, 3}, torch::kByte);
-  // CHECK: :[[@LINE-1]]:12: warning: tensor from torch::from_blob over a temporary outlives it
+  // CHECK: :[[@LINE-1]]:12: [[ERROR]]: tensor from torch::from_blob over a temporary outlives it
   return t.to(torch::kFloat);
 }
 
 template <typename T> torch::Tensor positiveTemplate(std::vector<T> values) {
   std::vector<float> converted(values.begin(), values.end());
   return torch::from_blob(converted.data(), {static_cast<int64_t>(converted.size())});
-  // CHECK: :[[@LINE-1]]:10: warning: tensor from torch::from_blob over 'converted' outlives it
+  // CHECK: :[[@LINE-1]]:10: [[ERROR]]: tensor from torch::from_blob over 'converted' outlives it
 }
 template torch::Tensor positiveTemplate<int>(std::vector<int>);
 

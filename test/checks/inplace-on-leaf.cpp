@@ -17,14 +17,14 @@ TORCH_MODULE(Net);
 void positiveFactoryRequiresGrad() {
   auto w = torch::randn({3}, torch::requires_grad());
   w.add_(1);
-  // CHECK: :[[@LINE-1]]:5: warning: in-place 'add_' on leaf tensor 'w' that requires grad throws at runtime; consider wrapping the update in 'torch::NoGradGuard' or using the out-of-place 'add' [torch-inplace-on-leaf]
+  // CHECK: :[[@LINE-1]]:5: [[ERROR]]: in-place 'add_' on leaf tensor 'w' that requires grad throws at runtime; consider wrapping the update in 'torch::NoGradGuard' or using the out-of-place 'add' [torch-inplace-on-leaf]
   // CHECK: :[[@LINE-3]]:12: note: the tensor was created with requires_grad here
 }
 
 void positiveTensorOptions() {
   torch::Tensor w = torch::zeros({2, 2}, torch::TensorOptions().dtype(torch::kFloat).requires_grad(true));
   w.zero_();
-  // CHECK: :[[@LINE-1]]:5: warning: in-place 'zero_' on leaf tensor 'w' that requires grad throws at runtime; consider wrapping the update in 'torch::NoGradGuard' [torch-inplace-on-leaf]
+  // CHECK: :[[@LINE-1]]:5: [[ERROR]]: in-place 'zero_' on leaf tensor 'w' that requires grad throws at runtime; consider wrapping the update in 'torch::NoGradGuard' [torch-inplace-on-leaf]
   // CHECK: :[[@LINE-3]]:21: note: the tensor was created with requires_grad here
 }
 
@@ -32,7 +32,7 @@ void positiveRequiresGradMark() {
   auto w = torch::empty({3});
   w.requires_grad_();
   w.uniform_(-1, 1);
-  // CHECK: :[[@LINE-1]]:5: warning: in-place 'uniform_' on leaf tensor 'w' that requires grad throws at runtime; consider wrapping the update in 'torch::NoGradGuard' [torch-inplace-on-leaf]
+  // CHECK: :[[@LINE-1]]:5: [[ERROR]]: in-place 'uniform_' on leaf tensor 'w' that requires grad throws at runtime; consider wrapping the update in 'torch::NoGradGuard' [torch-inplace-on-leaf]
   // CHECK: :[[@LINE-3]]:3: note: the tensor was marked as requiring grad here
 }
 
@@ -40,63 +40,63 @@ void positiveSetRequiresGrad() {
   auto b = torch::zeros({3});
   b.set_requires_grad(true);
   b.normal_();
-  // CHECK: :[[@LINE-1]]:5: warning: in-place 'normal_' on leaf tensor 'b' that requires grad
+  // CHECK: :[[@LINE-1]]:5: [[ERROR]]: in-place 'normal_' on leaf tensor 'b' that requires grad
   // CHECK: :[[@LINE-3]]:3: note: the tensor was marked as requiring grad here
 }
 
 void positiveChainedMark() {
   auto w = torch::ones({3}).requires_grad_();
   w.mul_(0.5).add_(1);
-  // CHECK: :[[@LINE-1]]:5: warning: in-place 'mul_' on leaf tensor 'w' that requires grad throws at runtime; consider wrapping the update in 'torch::NoGradGuard' or using the out-of-place 'mul'
+  // CHECK: :[[@LINE-1]]:5: [[ERROR]]: in-place 'mul_' on leaf tensor 'w' that requires grad throws at runtime; consider wrapping the update in 'torch::NoGradGuard' or using the out-of-place 'mul'
   // CHECK: :[[@LINE-3]]:12: note: the tensor was marked as requiring grad here
 }
 
 void positiveCompoundAssignment(torch::Tensor grad) {
   auto w = torch::randn({3}, torch::requires_grad());
   w -= 0.1 * grad;
-  // CHECK: :[[@LINE-1]]:5: warning: in-place '-=' on leaf tensor 'w' that requires grad throws at runtime; consider wrapping the update in 'torch::NoGradGuard' or using the out-of-place '-'
+  // CHECK: :[[@LINE-1]]:5: [[ERROR]]: in-place '-=' on leaf tensor 'w' that requires grad throws at runtime; consider wrapping the update in 'torch::NoGradGuard' or using the out-of-place '-'
   // CHECK: :[[@LINE-3]]:12: note: the tensor was created
   w *= 2;
-  // CHECK: :[[@LINE-1]]:5: warning: in-place '*=' on leaf tensor 'w'
+  // CHECK: :[[@LINE-1]]:5: [[ERROR]]: in-place '*=' on leaf tensor 'w'
   w /= 2;
-  // CHECK: :[[@LINE-1]]:5: warning: in-place '/=' on leaf tensor 'w'
+  // CHECK: :[[@LINE-1]]:5: [[ERROR]]: in-place '/=' on leaf tensor 'w'
   w += grad;
-  // CHECK: :[[@LINE-1]]:5: warning: in-place '+=' on leaf tensor 'w'
+  // CHECK: :[[@LINE-1]]:5: [[ERROR]]: in-place '+=' on leaf tensor 'w'
 }
 
 void positiveMoreMethods(torch::Tensor src) {
   auto w = torch::randn({3}, torch::requires_grad());
   w.copy_(src);
-  // CHECK: :[[@LINE-1]]:5: warning: in-place 'copy_' on leaf tensor 'w'
+  // CHECK: :[[@LINE-1]]:5: [[ERROR]]: in-place 'copy_' on leaf tensor 'w'
   // CHECK: :[[@LINE-3]]:12: note: the tensor was created
   w.fill_(0.5);
-  // CHECK: :[[@LINE-1]]:5: warning: in-place 'fill_' on leaf tensor 'w'
+  // CHECK: :[[@LINE-1]]:5: [[ERROR]]: in-place 'fill_' on leaf tensor 'w'
   w.clamp_(-1, 1);
-  // CHECK: :[[@LINE-1]]:5: warning: in-place 'clamp_' on leaf tensor 'w' that requires grad throws at runtime; consider wrapping the update in 'torch::NoGradGuard' or using the out-of-place 'clamp'
+  // CHECK: :[[@LINE-1]]:5: [[ERROR]]: in-place 'clamp_' on leaf tensor 'w' that requires grad throws at runtime; consider wrapping the update in 'torch::NoGradGuard' or using the out-of-place 'clamp'
   w.sub_(src).div_(2);
-  // CHECK: :[[@LINE-1]]:5: warning: in-place 'sub_' on leaf tensor 'w'
+  // CHECK: :[[@LINE-1]]:5: [[ERROR]]: in-place 'sub_' on leaf tensor 'w'
   torch::relu_(w);
-  // CHECK: :[[@LINE-1]]:3: warning: in-place 'relu_' on leaf tensor 'w' that requires grad throws at runtime; consider wrapping the update in 'torch::NoGradGuard' or using the out-of-place 'torch::relu'
+  // CHECK: :[[@LINE-1]]:3: [[ERROR]]: in-place 'relu_' on leaf tensor 'w' that requires grad throws at runtime; consider wrapping the update in 'torch::NoGradGuard' or using the out-of-place 'torch::relu'
 }
 
 void positiveIndexing() {
   auto w = torch::zeros({4, 4}, torch::requires_grad());
   w[0] = 1;
-  // CHECK: :[[@LINE-1]]:8: warning: in-place assignment to 'w[0]', a view of a leaf tensor that requires grad, throws at runtime; consider wrapping the update in 'torch::NoGradGuard' [torch-inplace-on-leaf]
+  // CHECK: :[[@LINE-1]]:8: [[ERROR]]: in-place assignment to 'w[0]', a view of a leaf tensor that requires grad, throws at runtime; consider wrapping the update in 'torch::NoGradGuard' [torch-inplace-on-leaf]
   // CHECK: :[[@LINE-3]]:12: note: the tensor was created
   w[1][2] = torch::ones({});
-  // CHECK: :[[@LINE-1]]:11: warning: in-place assignment to 'w[1][2]', a view of a leaf tensor
+  // CHECK: :[[@LINE-1]]:11: [[ERROR]]: in-place assignment to 'w[1][2]', a view of a leaf tensor
   w.index({0, torch::indexing::Slice()}) = 2;
-  // CHECK: :[[@LINE-1]]:42: warning: in-place assignment to 'w.index({0, torch::indexing::Slice()})', a view
+  // CHECK: :[[@LINE-1]]:42: [[ERROR]]: in-place assignment to 'w.index({0, torch::indexing::Slice()})', a view
   w.index_put_({0}, 3);
-  // CHECK: :[[@LINE-1]]:5: warning: in-place 'index_put_' on leaf tensor 'w' that requires grad throws at runtime; consider wrapping the update in 'torch::NoGradGuard' or using the out-of-place 'index_put'
+  // CHECK: :[[@LINE-1]]:5: [[ERROR]]: in-place 'index_put_' on leaf tensor 'w' that requires grad throws at runtime; consider wrapping the update in 'torch::NoGradGuard' or using the out-of-place 'index_put'
   w.index_fill_(0, torch::tensor({1}), 0.0);
-  // CHECK: :[[@LINE-1]]:5: warning: in-place 'index_fill_' on leaf tensor 'w'
+  // CHECK: :[[@LINE-1]]:5: [[ERROR]]: in-place 'index_fill_' on leaf tensor 'w'
   auto row = w.select(0, 1);
   row.add_(1);
-  // CHECK: :[[@LINE-1]]:7: warning: in-place 'add_' on 'row', a view of a leaf tensor that requires grad, throws at runtime
+  // CHECK: :[[@LINE-1]]:7: [[ERROR]]: in-place 'add_' on 'row', a view of a leaf tensor that requires grad, throws at runtime
   w.t().mul_(2);
-  // CHECK: :[[@LINE-1]]:9: warning: in-place 'mul_' on 'w.t()', a view of a leaf tensor
+  // CHECK: :[[@LINE-1]]:9: [[ERROR]]: in-place 'mul_' on 'w.t()', a view of a leaf tensor
 }
 
 // ---- module parameters --------------------------------------------------------------------
@@ -104,49 +104,49 @@ void positiveIndexing() {
 void positiveManualSgdWithoutGuard(Net &model, double lr) {
   for (auto &p : model->parameters())
     p.sub_(p.grad() * lr);
-  // CHECK: :[[@LINE-1]]:7: warning: in-place 'sub_' on leaf tensor 'p' that requires grad throws at runtime; consider wrapping the update in 'torch::NoGradGuard' or using the out-of-place 'sub'
+  // CHECK: :[[@LINE-1]]:7: [[ERROR]]: in-place 'sub_' on leaf tensor 'p' that requires grad throws at runtime; consider wrapping the update in 'torch::NoGradGuard' or using the out-of-place 'sub'
   // CHECK: :[[@LINE-3]]:18: note: module parameters, leaves that require grad, come from here
 }
 
 void positiveNamedParameters(Net &model) {
   for (auto &p : model->named_parameters()) {
     p.value().add_(torch::randn(p.value().sizes()) * 0.01);
-    // CHECK: :[[@LINE-1]]:15: warning: in-place 'add_' on leaf tensor 'p.value()' that requires grad
+    // CHECK: :[[@LINE-1]]:15: [[ERROR]]: in-place 'add_' on leaf tensor 'p.value()' that requires grad
     // CHECK: :[[@LINE-3]]:18: note: module parameters
     p->mul_(0.9);
-    // CHECK: :[[@LINE-1]]:8: warning: in-place 'mul_' on leaf tensor 'p'
+    // CHECK: :[[@LINE-1]]:8: [[ERROR]]: in-place 'mul_' on leaf tensor 'p'
   }
   model->named_parameters()["fc.bias"].zero_();
-  // CHECK: :[[@LINE-1]]:40: warning: in-place 'zero_' on leaf tensor 'model->named_parameters()["fc.bias"]'
+  // CHECK: :[[@LINE-1]]:40: [[ERROR]]: in-place 'zero_' on leaf tensor 'model->named_parameters()["fc.bias"]'
 }
 
 void positiveWeightBias(torch::nn::Linear &fc, std::shared_ptr<NetImpl> net) {
   fc->weight.normal_(0, 0.02);
-  // CHECK: :[[@LINE-1]]:14: warning: in-place 'normal_' on leaf tensor 'fc->weight' that requires grad
+  // CHECK: :[[@LINE-1]]:14: [[ERROR]]: in-place 'normal_' on leaf tensor 'fc->weight' that requires grad
   fc->bias.fill_(0);
-  // CHECK: :[[@LINE-1]]:12: warning: in-place 'fill_' on leaf tensor 'fc->bias'
+  // CHECK: :[[@LINE-1]]:12: [[ERROR]]: in-place 'fill_' on leaf tensor 'fc->bias'
   net->fc->weight.mul_(2);
-  // CHECK: :[[@LINE-1]]:19: warning: in-place 'mul_' on leaf tensor 'net->fc->weight'
+  // CHECK: :[[@LINE-1]]:19: [[ERROR]]: in-place 'mul_' on leaf tensor 'net->fc->weight'
   torch::nn::Conv2d conv(torch::nn::Conv2dOptions(1, 1, 3));
   conv->weight += 1;
-  // CHECK: :[[@LINE-1]]:16: warning: in-place '+=' on leaf tensor 'conv->weight'
+  // CHECK: :[[@LINE-1]]:16: [[ERROR]]: in-place '+=' on leaf tensor 'conv->weight'
 }
 
 void positiveParameterVector(Net model) {
   auto params = model->parameters();
   params[0].zero_();
-  // CHECK: :[[@LINE-1]]:13: warning: in-place 'zero_' on leaf tensor 'params[0]'
+  // CHECK: :[[@LINE-1]]:13: [[ERROR]]: in-place 'zero_' on leaf tensor 'params[0]'
   // CHECK: :[[@LINE-3]]:17: note: module parameters
   for (size_t i = 0; i < params.size(); ++i)
     params.at(i).mul_(0.5);
-  // CHECK: :[[@LINE-1]]:18: warning: in-place 'mul_' on leaf tensor 'params.at(i)'
+  // CHECK: :[[@LINE-1]]:18: [[ERROR]]: in-place 'mul_' on leaf tensor 'params.at(i)'
 }
 
 void positiveOptimizerParamGroups(torch::optim::SGD &optimizer) {
   for (auto &group : optimizer.param_groups())
     for (auto &p : group.params())
       p.add_(p.grad(), -0.1);
-  // CHECK: :[[@LINE-1]]:9: warning: in-place 'add_' on leaf tensor 'p'
+  // CHECK: :[[@LINE-1]]:9: [[ERROR]]: in-place 'add_' on leaf tensor 'p'
   // CHECK: :[[@LINE-3]]:20: note: module parameters
 }
 
@@ -155,7 +155,7 @@ void positiveInitListOfLeaves() {
   auto b = torch::zeros({1}, torch::requires_grad());
   for (const auto &p : {w, b})
     p.sub_(p.grad() * 0.1);
-  // CHECK: :[[@LINE-1]]:7: warning: in-place 'sub_' on leaf tensor 'p'
+  // CHECK: :[[@LINE-1]]:7: [[ERROR]]: in-place 'sub_' on leaf tensor 'p'
   // CHECK: :[[@LINE-5]]:12: note: the tensor was created
 }
 
@@ -165,7 +165,7 @@ void positivePushedLeaves(double lr) {
   params.push_back(w);
   for (auto &p : params)
     p -= lr * p.grad();
-  // CHECK: :[[@LINE-1]]:7: warning: in-place '-=' on leaf tensor 'p' that requires grad
+  // CHECK: :[[@LINE-1]]:7: [[ERROR]]: in-place '-=' on leaf tensor 'p' that requires grad
   // CHECK: :[[@LINE-6]]:12: note: the tensor was created with requires_grad here
 }
 
@@ -183,7 +183,7 @@ struct Affine : torch::nn::Module {
   }
   void perturb() {
     weight_.add_(torch::randn({3}) * 0.01);
-    // CHECK: :[[@LINE-1]]:13: warning: in-place 'add_' on leaf tensor 'weight_' that requires grad
+    // CHECK: :[[@LINE-1]]:13: [[ERROR]]: in-place 'add_' on leaf tensor 'weight_' that requires grad
     // CHECK: :[[@LINE-6]]:15: note: the tensor was registered as a module parameter here
     bias_.add_(1);
   }
@@ -193,7 +193,7 @@ struct Affine : torch::nn::Module {
 struct Scaled : torch::nn::Module {
   Scaled() : scale_(register_parameter("scale", torch::ones({1}))) {}
   void shrink() { scale_ *= 0.5; }
-  // CHECK: :[[@LINE-1]]:26: warning: in-place '*=' on leaf tensor 'scale_'
+  // CHECK: :[[@LINE-1]]:26: [[ERROR]]: in-place '*=' on leaf tensor 'scale_'
   // CHECK: :[[@LINE-3]]:21: note: the tensor was registered as a module parameter here
   torch::Tensor scale_;
 };
@@ -204,7 +204,7 @@ template <typename Model>
 void positiveTemplateUpdate(Model &model, double lr) {
   for (auto &p : model->parameters())
     p.sub_(lr * p.grad());
-  // CHECK: :[[@LINE-1]]:7: warning: in-place 'sub_' on leaf tensor 'p'
+  // CHECK: :[[@LINE-1]]:7: [[ERROR]]: in-place 'sub_' on leaf tensor 'p'
   // CHECK: :[[@LINE-3]]:18: note: module parameters
 }
 template void positiveTemplateUpdate<Net>(Net &, double);
@@ -213,7 +213,7 @@ void positiveLambda(Net &model) {
   auto update = [&](double lr) {
     for (auto &p : model->parameters())
       p.sub_(lr * p.grad());
-    // CHECK: :[[@LINE-1]]:9: warning: in-place 'sub_' on leaf tensor 'p'
+    // CHECK: :[[@LINE-1]]:9: [[ERROR]]: in-place 'sub_' on leaf tensor 'p'
     // CHECK: :[[@LINE-3]]:20: note: module parameters
   };
   update(0.1);
@@ -221,7 +221,7 @@ void positiveLambda(Net &model) {
 
 void sgdStep(torch::Tensor &param, double lr) {
   param.sub_(lr * param.grad());
-  // CHECK: :[[@LINE-1]]:9: warning: in-place 'sub_' on leaf tensor 'param'
+  // CHECK: :[[@LINE-1]]:9: [[ERROR]]: in-place 'sub_' on leaf tensor 'param'
   // CHECK: :[[@LINE+7]]:20: note: module parameters
 }
 
@@ -239,7 +239,7 @@ public:
   void positiveMemberModel() {
     for (auto &p : model_->parameters()) {
       p.mul_(0.99);
-      // CHECK: :[[@LINE-1]]:9: warning: in-place 'mul_' on leaf tensor 'p'
+      // CHECK: :[[@LINE-1]]:9: [[ERROR]]: in-place 'mul_' on leaf tensor 'p'
       // CHECK: :[[@LINE-3]]:20: note: module parameters
     }
   }
@@ -258,7 +258,7 @@ void positiveWhileLoop(Net &model) {
   auto params = model->parameters();
   while (i < 3)
     params[i++ % params.size()].zero_();
-  // CHECK: :[[@LINE-1]]:33: warning: in-place 'zero_' on leaf tensor 'params[i++ % params.size()]'
+  // CHECK: :[[@LINE-1]]:33: [[ERROR]]: in-place 'zero_' on leaf tensor 'params[i++ % params.size()]'
   // CHECK: :[[@LINE-4]]:17: note: module parameters
 }
 
@@ -266,7 +266,7 @@ void positiveOptionsVariable() {
   auto options = torch::TensorOptions().dtype(torch::kFloat32).requires_grad(true);
   auto w = torch::randn({3, 3}, options);
   w.mul_(0.01);
-  // CHECK: :[[@LINE-1]]:5: warning: in-place 'mul_' on leaf tensor 'w' that requires grad
+  // CHECK: :[[@LINE-1]]:5: [[ERROR]]: in-place 'mul_' on leaf tensor 'w' that requires grad
   // CHECK: :[[@LINE-3]]:12: note: the tensor was created with requires_grad here
 }
 
@@ -278,10 +278,10 @@ struct LinearRegression {
 
 void positivePlainStructFields(LinearRegression &model, double lr) {
   model.w -= lr * model.w.grad();
-  // CHECK: :[[@LINE-1]]:11: warning: in-place '-=' on leaf tensor 'model.w' that requires grad
+  // CHECK: :[[@LINE-1]]:11: [[ERROR]]: in-place '-=' on leaf tensor 'model.w' that requires grad
   // CHECK: :[[@LINE-8]]:21: note: the tensor was created with requires_grad here
   model.b.sub_(lr * model.b.grad());
-  // CHECK: :[[@LINE-1]]:11: warning: in-place 'sub_' on leaf tensor 'model.b'
+  // CHECK: :[[@LINE-1]]:11: [[ERROR]]: in-place 'sub_' on leaf tensor 'model.b'
   // CHECK: :[[@LINE-9]]:28: note: the tensor was marked as requiring grad here
 }
 
@@ -289,14 +289,14 @@ void positiveInitThroughModules(Net &model) {
   for (auto &m : model->modules())
     if (auto *linear = m->as<torch::nn::Linear>())
       linear->weight.normal_(0, 0.02);
-  // CHECK: :[[@LINE-1]]:22: warning: in-place 'normal_' on leaf tensor 'linear->weight'
+  // CHECK: :[[@LINE-1]]:22: [[ERROR]]: in-place 'normal_' on leaf tensor 'linear->weight'
 }
 
 torch::Tensor &firstWeight(Net &net) { return net->fc->weight; }
 
 void positiveReturnedParameter(Net &model) {
   firstWeight(model).zero_();
-  // CHECK: :[[@LINE-1]]:22: warning: in-place 'zero_' on leaf tensor 'firstWeight(model)'
+  // CHECK: :[[@LINE-1]]:22: [[ERROR]]: in-place 'zero_' on leaf tensor 'firstWeight(model)'
   // CHECK: :[[@LINE-5]]:47: note: module parameters
 }
 
@@ -304,7 +304,7 @@ template <typename Params>
 void scaleAll(const Params &params, double factor) {
   for (const auto &p : params)
     p.mul_(factor);
-  // CHECK: :[[@LINE-1]]:7: warning: in-place 'mul_' on leaf tensor 'p'
+  // CHECK: :[[@LINE-1]]:7: [[ERROR]]: in-place 'mul_' on leaf tensor 'p'
   // CHECK: :[[@LINE+4]]:12: note: module parameters
 }
 
@@ -493,7 +493,7 @@ void negativeFrozenEmbedding(torch::Tensor pretrained) {
 void positiveCopyBeforeFreezing(torch::Tensor pretrained) {
   torch::nn::Embedding embedding(10, 4);
   embedding->weight.copy_(pretrained);
-  // CHECK: :[[@LINE-1]]:21: warning: in-place 'copy_' on leaf tensor 'embedding->weight' that requires grad
+  // CHECK: :[[@LINE-1]]:21: [[ERROR]]: in-place 'copy_' on leaf tensor 'embedding->weight' that requires grad
   embedding->weight.set_requires_grad(false);
 }
 
@@ -574,7 +574,7 @@ void negativeStoredLambdaHandedOverUnderGuard(Net &model) {
 void initWeightsUnguarded(torch::nn::Module &m) {
   for (auto &p : m.named_parameters())
     p.value().normal_(0, 0.02);
-  // CHECK: :[[@LINE-1]]:15: warning: in-place 'normal_' on leaf tensor 'p.value()'
+  // CHECK: :[[@LINE-1]]:15: [[ERROR]]: in-place 'normal_' on leaf tensor 'p.value()'
 }
 
 void positiveInitHandedOverWithoutGuard(Net &model) { model->apply(initWeightsUnguarded); }
@@ -590,7 +590,7 @@ void overwriteUnfrozen(const Dict &params, const std::string &name, torch::Tenso
 template <typename Dict>
 void overwrite(const Dict &params, const std::string &name, torch::Tensor value) {
   params[name].view(-1).copy_(value);
-  // CHECK: :[[@LINE-1]]:25: warning: in-place 'copy_' on 'params[name].view(-1)', a view of a leaf tensor that requires grad, throws at runtime
+  // CHECK: :[[@LINE-1]]:25: [[ERROR]]: in-place 'copy_' on 'params[name].view(-1)', a view of a leaf tensor that requires grad, throws at runtime
   // CHECK: :[[@LINE+5]]:17: note: module parameters
 }
 
@@ -606,7 +606,7 @@ template <typename T>
 void positiveUninstantiatedDependentArgument(T scale) {
   auto w = torch::ones({3}, torch::requires_grad());
   w.mul_(scale);
-  // CHECK: :[[@LINE-1]]:5: warning: in-place 'mul_' on leaf tensor 'w' that requires grad throws at runtime; consider wrapping the update in 'torch::NoGradGuard' or using the out-of-place 'mul'
+  // CHECK: :[[@LINE-1]]:5: [[ERROR]]: in-place 'mul_' on leaf tensor 'w' that requires grad throws at runtime; consider wrapping the update in 'torch::NoGradGuard' or using the out-of-place 'mul'
   // CHECK: :[[@LINE-3]]:12: note: the tensor was created with requires_grad here
 }
 
@@ -642,7 +642,7 @@ template <typename T>
 void positiveUninstantiatedResolved(T) {
   auto w = torch::ones({3}, torch::requires_grad());
   w.add_(1);
-  // CHECK: :[[@LINE-1]]:5: warning: in-place 'add_' on leaf tensor 'w' that requires grad
+  // CHECK: :[[@LINE-1]]:5: [[ERROR]]: in-place 'add_' on leaf tensor 'w' that requires grad
   // CHECK: :[[@LINE-3]]:12: note: the tensor was created with requires_grad here
 }
 
@@ -650,7 +650,7 @@ template <typename G>
 void positiveUninstantiatedCompoundDependent(const G &grad, double lr) {
   auto w = torch::randn({3}, torch::requires_grad());
   w -= lr * grad;
-  // CHECK: :[[@LINE-1]]:5: warning: in-place '-=' on leaf tensor 'w' that requires grad throws at runtime; consider wrapping the update in 'torch::NoGradGuard' or using the out-of-place '-'
+  // CHECK: :[[@LINE-1]]:5: [[ERROR]]: in-place '-=' on leaf tensor 'w' that requires grad throws at runtime; consider wrapping the update in 'torch::NoGradGuard' or using the out-of-place '-'
   // CHECK: :[[@LINE-3]]:12: note: the tensor was created with requires_grad here
 }
 
@@ -675,11 +675,11 @@ template <typename Model>
 void positiveUninstantiatedManualSgd(Model &model, double lr) {
   for (auto &p : model->parameters())
     p -= lr * p.grad();
-  // CHECK: :[[@LINE-1]]:7: warning: in-place '-=' on leaf tensor 'p' that requires grad
+  // CHECK: :[[@LINE-1]]:7: [[ERROR]]: in-place '-=' on leaf tensor 'p' that requires grad
   // CHECK: :[[@LINE-3]]:18: note: module parameters, leaves that require grad, come from here
   for (auto &p : model.parameters())
     p.add_(p.grad(), -lr);
-  // CHECK: :[[@LINE-1]]:7: warning: in-place 'add_' on leaf tensor 'p' that requires grad throws at runtime; consider wrapping the update in 'torch::NoGradGuard' or using the out-of-place 'add'
+  // CHECK: :[[@LINE-1]]:7: [[ERROR]]: in-place 'add_' on leaf tensor 'p' that requires grad throws at runtime; consider wrapping the update in 'torch::NoGradGuard' or using the out-of-place 'add'
   // CHECK: :[[@LINE-3]]:18: note: module parameters, leaves that require grad, come from here
 }
 

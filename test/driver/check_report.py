@@ -12,6 +12,12 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts"))
+import registry  # noqa: E402
+
+# One severity per check: a torch check's findings carry its registry level in every format.
+LEVELS = {c["id"]: ("remark" if c["level"] == "note" else c["level"]) for c in registry.checks()}
+
 
 def fail(msg):
     print(f"check_report: FAIL: {msg}")
@@ -66,6 +72,9 @@ def check_sarif(doc, args):
         for key in ("startLine", "startColumn", "endLine", "endColumn"):
             need(key in loc["region"], f"region lacks {key}")
         need("primaryLocationLineHash" in res["partialFingerprints"], "no primaryLocationLineHash")
+        if res["ruleId"] in LEVELS and res["level"] != "error":
+            need(res["level"] == LEVELS[res["ruleId"]].replace("remark", "note"),
+                 f"{res['ruleId']}: level {res['level']}, registry {LEVELS[res['ruleId']]}")
         need(res.get("relatedLocations"), "result has no relatedLocations for its notes")
     if args.fixes:
         need(any("fixes" in r for r in results), "no result carries fixes")
@@ -93,6 +102,10 @@ def check_json(doc, args):
         for key in ("check", "level", "message", "file", "line", "column", "endLine",
                     "endColumn", "uri", "fingerprint", "notes", "fixes"):
             need(key in f, f"finding lacks {key}")
+        if f["check"] in LEVELS and f["level"] != "error":
+            need(f["level"] == LEVELS[f["check"]], f"{f['check']}: level {f['level']}, registry {LEVELS[f['check']]}")
+        if f["check"] in LEVELS and LEVELS[f["check"]] == "error":
+            need(f["level"] == "error", f"{f['check']}: level {f['level']}, registry error")
     if args.results is not None:
         need(len(doc["findings"]) == args.results,
              f"expected {args.results} findings, got {len(doc['findings'])}")

@@ -45,6 +45,13 @@ for line in open(os.path.join(ROOT, "integrations", ".clang-tidy")):
         glob = line.split(":", 1)[1].strip().strip("'\"")
         if glob != registry.default_glob(ROOT):
             problems.append("integrations/.clang-tidy: Checks must be '%s'" % registry.default_glob(ROOT))
+    # Stock clang-tidy reports every check finding as a warning: WarningsAsErrors gives the
+    # registry's error-level checks their level in the plugin and the editors too.
+    if line.startswith("WarningsAsErrors:"):
+        listed = sorted(line.split(":", 1)[1].strip().strip("'\"").split(","))
+        errors = sorted(c["id"] for c in registry.checks(ROOT) if c["level"] == "error")
+        if listed != errors:
+            problems.append("integrations/.clang-tidy: WarningsAsErrors must be '%s'" % ",".join(errors))
 for p in problems:
     print("consistency: " + p)
 print("consistency: %d checks, %d problems" % (len(registry.checks(ROOT)), len(problems)))
