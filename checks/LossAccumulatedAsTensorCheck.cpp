@@ -21,7 +21,7 @@ bool outlivesIteration(AutogradModel &M, const ValueDecl *D, const Stmt *Acc, co
   if (VD && isa<ParmVarDecl>(VD) && !VD->getType()->isReferenceType())
     return false;
   if (VD && VD->isLocalVarDecl() && !VD->isStaticLocal() && VD->getDeclContext() == Fn)
-    return Loop && M.outlivesIteration(VD, Loop);
+    return Loop && M.outlivesIteration(VD, Loop, Acc);
   if (Loop)
     return true;
   return llvm::any_of(M.callersOf(Fn), [&](const CallExpr *Call) { return M.enclosingLoop(Call) != nullptr; });

@@ -5,6 +5,8 @@
 
 namespace torchtidy {
 
+class AutogradModel;
+
 /// torch-loss-stored-in-container: see docs/checks/loss-stored-in-container.md.
 class LossStoredInContainerCheck : public clang::tidy::ClangTidyCheck {
 public:
@@ -21,7 +23,7 @@ private:
   /// from loops.
   void reportThroughCallers(const clang::Expr *StoreSite, llvm::ArrayRef<const clang::Expr *> Values,
                             const clang::ValueDecl *Root, const clang::FunctionDecl *Helper,
-                            clang::ASTContext &Ctx);
+                            AutogradModel &M);
   void report(const clang::Expr *Site, const clang::Expr *Value, const clang::Expr *Source,
               const clang::Stmt *Loop, const clang::Expr *HelperStore, bool Fix, clang::ASTContext &Ctx);
 };

@@ -132,28 +132,6 @@ unsigned intervalOf(const Expr *Cond, ASTContext &Ctx) {
   return moduloInterval(BO->getRHS(), Ctx);
 }
 
-/// The variable or field a container expression names: `v`, `v[k]`, `*p`, `s.v` (the field).
-const ValueDecl *rootDeclOf(const Expr *E) {
-  for (unsigned Steps = 0; E && Steps < 16; ++Steps) {
-    E = E->IgnoreParenImpCasts();
-    if (const auto *DRE = dyn_cast<DeclRefExpr>(E))
-      return DRE->getDecl();
-    if (const auto *ME = dyn_cast<MemberExpr>(E))
-      return isa<CXXThisExpr>(ME->getBase()->IgnoreParenImpCasts()) ? ME->getMemberDecl() : nullptr;
-    if (const auto *U = dyn_cast<UnaryOperator>(E); U && U->getOpcode() == UO_Deref) {
-      E = U->getSubExpr();
-      continue;
-    }
-    if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E);
-        Op && (Op->getOperator() == OO_Star || Op->getOperator() == OO_Arrow || Op->getOperator() == OO_Subscript)) {
-      E = Op->getArg(0);
-      continue;
-    }
-    return nullptr;
-  }
-  return nullptr;
-}
-
 /// Whether \p S names one of \p Decls (a variable or a field).
 bool refersTo(const Stmt *S, const llvm::SmallPtrSetImpl<const ValueDecl *> &Decls) {
   if (!S)
@@ -291,6 +269,9 @@ CallShape AutogradModel::callShape(const CallExpr *Call) {
     Shape.Object = Obj && !isa<CXXThisExpr>(Obj->IgnoreParenImpCasts()) ? Obj : nullptr;
   } else if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Call); Op && Op->getOperator() == OO_Call) {
     Shape.Object = Op->getArg(0);
+  } else if (const auto *ME = dyn_cast<MemberExpr>(Call->getCallee()->IgnoreParenImpCasts())) {
+    // A member found by name whose call stays dependent (its arguments are).
+    Shape.Object = isa<CXXThisExpr>(ME->getBase()->IgnoreParenImpCasts()) ? nullptr : ME->getBase();
   }
   if (Shape.Callee && Shape.Callee->getIdentifier()) {
     Shape.Name = Shape.Callee->getName();
@@ -668,7 +649,46 @@ GradModeFact AutogradModel::gradModeAt(const Stmt *S) {
 
 // ---- tensor origin -------------------------------------------------------------------------
 
-OriginResult AutogradModel::originAt(const Expr *E) { return E ? classifyTensor(E, Ctx) : OriginResult(); }
+OriginResult AutogradModel::originAt(const Expr *E) {
+  if (!E)
+    return {};
+  if (E->isTypeDependent())
+    return originByName(E);
+  const auto *Ref = dyn_cast<DeclRefExpr>(E->IgnoreUnlessSpelledInSource());
+  if (const Expr *Value = Ref ? lastAssignedValue(Ref) : nullptr)
+    return originAt(Value);
+  return classifyTensor(E, Ctx);
+}
+
+/// The value of the assignment to a local tensor that runs last before \p Ref on every path:
+/// it runs before \p Ref on every path, and no other write of the variable can run between.
+const Expr *AutogradModel::lastAssignedValue(const DeclRefExpr *Ref) {
+  auto [It, Inserted] = P->LastAssigned.try_emplace(Ref, nullptr);
+  if (!Inserted)
+    return It->second;
+  const auto *VD = dyn_cast<VarDecl>(Ref->getDecl());
+  const auto *FD = VD && VD->isLocalVarDecl() && isTensorType(VD->getType())
+                       ? dyn_cast_or_null<FunctionDecl>(VD->getParentFunctionOrMethod())
+                       : nullptr;
+  if (!FD || !FD->hasBody())
+    return nullptr;
+  auto Var = ignoringImplicit(declRefExpr(to(varDecl(equalsNode(VD)))));
+  auto Write = stmt(anyOf(cxxOperatorCallExpr(isAssignmentOperator(), hasArgument(0, Var)).bind("assign"),
+                          cxxMemberCallExpr(on(Var), callee(cxxMethodDecl(matchesName("_$"))))));
+  llvm::SmallVector<const Stmt *, 4> Writes;
+  for (const BoundNodes &B : match(findAll(stmt(Write).bind("w")), *FD->getBody(), Ctx))
+    Writes.push_back(B.getNodeAs<Stmt>("w"));
+  for (const Stmt *W : Writes) {
+    const auto *Assign = dyn_cast<CXXOperatorCallExpr>(W);
+    if (!Assign || Assign->getOperator() != OO_Equal || !runsBeforeOnEveryPath(Assign, Ref))
+      continue;
+    if (llvm::none_of(Writes, [&](const Stmt *Other) {
+          return Other != W && mayRunBeforeAvoiding(Other, Ref, {W});
+        }))
+      return P->LastAssigned[Ref] = Assign->getArg(1);
+  }
+  return nullptr;
+}
 
 bool AutogradModel::isGraphAttached(const Expr *E) {
   if (!E)
@@ -681,6 +701,8 @@ bool AutogradModel::isGraphAttached(const Expr *E) {
     E = Temp->getSubExpr()->IgnoreParenImpCasts();
   if (const auto *Bind = dyn_cast<CXXBindTemporaryExpr>(E))
     E = Bind->getSubExpr()->IgnoreParenImpCasts();
+  if (const auto *Cast = dyn_cast<CXXFunctionalCastExpr>(E)) // `Record{loss, step}`
+    E = Cast->getSubExpr()->IgnoreImplicit();
   auto AnyAttached = [&](auto Range) {
     return llvm::any_of(Range, [&](const Expr *Part) { return Part && isGraphAttached(Part); });
   };
@@ -940,12 +962,36 @@ const Expr *throughSmartPointer(const Expr *E) {
   return E;
 }
 
+/// A parameter declared as a forwarding reference (`Args&&... args`): binding an lvalue to
+/// it makes its type a non-const reference, but it only passes the argument on.
+AST_MATCHER(ParmVarDecl, isForwardingReference) {
+  const auto *FD = dyn_cast<FunctionDecl>(Node.getDeclContext());
+  const FunctionDecl *Pattern = FD ? FD->getTemplateInstantiationPattern() : nullptr;
+  if (!Pattern)
+    return false;
+  const ParmVarDecl *Written = nullptr;
+  unsigned Index = Node.getFunctionScopeIndex();
+  for (const ParmVarDecl *P : Pattern->parameters()) {
+    if (P->isParameterPack() || Index-- == 0) {
+      Written = P;
+      break;
+    }
+  }
+  QualType T = Written ? Written->getType() : QualType();
+  if (const auto *Pack = T.isNull() ? nullptr : T->getAs<PackExpansionType>())
+    T = Pack->getPattern();
+  const auto *RRef = T.isNull() ? nullptr : T->getAs<RValueReferenceType>();
+  return RRef && RRef->getPointeeType().getUnqualifiedType()->getAs<TemplateTypeParmType>() &&
+         !RRef->getPointeeType().hasQualifiers();
+}
+
 /// Whether \p Target gets a new value in \p Loop: assigned, passed by non-const reference,
 /// changed by an in-place tensor op or a container's mutator. Not ExprMutationAnalyzer: it
 /// counts a module's non-const operator-> and a lambda's by-reference capture as writes.
 bool writtenIn(const clang::ast_matchers::internal::Matcher<Expr> &Target, const Stmt *Loop, ASTContext &Ctx) {
   auto Ref = ignoringImplicit(Target);
-  auto NonConstRefParam = parmVarDecl(hasType(referenceType(pointee(unless(isConstQualified())))));
+  auto NonConstRefParam =
+      parmVarDecl(hasType(referenceType(pointee(unless(isConstQualified())))), unless(isForwardingReference()));
   auto Mutator = cxxMethodDecl(anyOf(
       allOf(ofClass(cxxRecordDecl(hasAnyName("::at::Tensor", "::at::TensorBase"))), matchesName("_$")),
       hasAnyName("push_back", "emplace_back", "insert", "emplace", "clear", "erase", "resize", "assign",
@@ -1126,6 +1172,22 @@ const ValueDecl *AutogradModel::invariantEntity(const Expr *E, const Stmt *Loop)
   return nullptr;
 }
 
+namespace {
+/// The statements of \p Body that empty \p Container: `c.clear()`, or an assignment of a value
+/// not computed from itself (`total = total + loss` keeps what it held).
+llvm::SmallVector<const Stmt *, 2> emptyingsIn(const ValueDecl *Container, const Stmt *Body, ASTContext &Ctx) {
+  auto Root = expr(ignoringParenImpCasts(
+      anyOf(declRefExpr(to(valueDecl(equalsNode(Container)))), memberExpr(member(equalsNode(Container))))));
+  auto Emptying = stmt(anyOf(cxxMemberCallExpr(on(Root), callee(cxxMethodDecl(hasName("clear")))),
+                             cxxOperatorCallExpr(hasOverloadedOperatorName("="), hasArgument(0, Root),
+                                                 unless(hasArgument(1, anyOf(Root, hasDescendant(Root)))))));
+  llvm::SmallVector<const Stmt *, 2> Found;
+  for (const BoundNodes &B : match(findAll(Emptying.bind("clear")), *Body, Ctx))
+    Found.push_back(B.getNodeAs<Stmt>("clear"));
+  return Found;
+}
+} // namespace
+
 bool AutogradModel::outlivesIteration(const ValueDecl *Container, const Stmt *Loop) {
   if (!Container || !Loop)
     return false;
@@ -1135,24 +1197,31 @@ bool AutogradModel::outlivesIteration(const ValueDecl *Container, const Stmt *Lo
   const auto *Body = dyn_cast_or_null<CompoundStmt>(loopBody(Loop));
   if (!Body)
     return true;
-  for (const Stmt *S : Body->body()) {
-    const Stmt *Plain = S;
-    if (const auto *E = dyn_cast<Expr>(S))
-      Plain = E->IgnoreImplicit();
-    if (const auto *MCE = dyn_cast<CXXMemberCallExpr>(Plain)) {
-      const CXXMethodDecl *MD = MCE->getMethodDecl();
-      if (MD && MD->getIdentifier() && MD->getName() == "clear" &&
-          rootDeclOf(MCE->getImplicitObjectArgument()) == Container)
-        return false;
-    }
-    if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Plain);
-        Op && Op->getOperator() == OO_Equal && rootDeclOf(Op->getArg(0)) == Container &&
-        isa<DeclRefExpr>(Op->getArg(0)->IgnoreParenImpCasts()) &&
-        // `total = total + loss` keeps what it held.
-        !refersTo(Op->getArg(1), llvm::SmallPtrSet<const ValueDecl *, 1>{Container}))
-      return false;
-  }
-  return true;
+  return llvm::none_of(emptyingsIn(Container, Body, Ctx), [&](const Stmt *S) {
+    return llvm::any_of(Body->body(), [&](const Stmt *Top) {
+      const auto *E = dyn_cast<Expr>(Top);
+      return (E ? E->IgnoreImplicit() : Top) == S;
+    });
+  });
+}
+
+bool AutogradModel::outlivesIteration(const ValueDecl *Container, const Stmt *Loop, const Stmt *Write) {
+  if (!Container || !Loop || !Write)
+    return false;
+  if (const auto *VD = dyn_cast<VarDecl>(Container); VD && declaredIn(VD, Loop, Ctx))
+    return false;
+  // A write in a lambda or helper of the loop body: the statement of the loop's function
+  // that runs it.
+  const FunctionDecl *FD = enclosingFunction(Loop, Ctx);
+  DynTypedNode N = DynTypedNode::create(*Write);
+  for (unsigned Steps = 0; Steps < 64 && N.get<Stmt>() && enclosingFunction(N.get<Stmt>(), Ctx) != FD; ++Steps)
+    N = parentOf(N, Ctx);
+  if (!N.get<Stmt>() || !loopBody(Loop))
+    return true;
+  Write = N.get<Stmt>();
+  llvm::SmallVector<const Stmt *, 2> Clears = emptyingsIn(Container, loopBody(Loop), Ctx);
+  llvm::erase_value(Clears, Write);
+  return Clears.empty() || mayRunBeforeAvoiding(Write, Write, Clears);
 }
 
 namespace {
@@ -1170,7 +1239,7 @@ const ValueDecl *referenced(const BoundNodes &B) {
 } // namespace
 
 bool AutogradModel::reachesBackward(const Expr *Value, const Stmt *From) {
-  const ValueDecl *Root = Value ? rootDeclOf(Value) : nullptr;
+  const ValueDecl *Root = Value ? containerRoot(Value) : nullptr;
   const FunctionDecl *FD = From ? enclosingFunction(From, Ctx) : nullptr;
   if (!Root || !FD || !FD->hasBody())
     return false;
@@ -1193,7 +1262,7 @@ bool AutogradModel::reachesBackward(const Expr *Value, const Stmt *From) {
         if (!S || isa<CompoundStmt>(S))
           break;
         if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(S); Op && Op->isAssignmentOp()) {
-          if (const ValueDecl *Lhs = rootDeclOf(Op->getArg(0)))
+          if (const ValueDecl *Lhs = containerRoot(Op->getArg(0)))
             Grew |= Derived.insert(Lhs).second;
           break;
         }
@@ -1221,6 +1290,41 @@ bool AutogradModel::reachesBackward(const Expr *Value, const Stmt *From) {
   return false;
 }
 
+const ValueDecl *containerRoot(const Expr *E) {
+  static constexpr llvm::StringLiteral ElementAccess[] = {"at", "back", "front", "get", "top"};
+  for (unsigned Steps = 0; E && Steps < 16; ++Steps) {
+    E = E->IgnoreParenImpCasts();
+    if (const auto *DRE = dyn_cast<DeclRefExpr>(E))
+      return isa<VarDecl, BindingDecl>(DRE->getDecl()) ? DRE->getDecl() : nullptr;
+    if (const auto *ME = dyn_cast<MemberExpr>(E)) {
+      if (isa<CXXThisExpr>(ME->getBase()->IgnoreParenImpCasts()))
+        return dyn_cast<FieldDecl>(ME->getMemberDecl());
+      E = ME->getBase();
+      continue;
+    }
+    if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E)) {
+      if (Op->getOperator() != OO_Subscript && Op->getOperator() != OO_Arrow && Op->getOperator() != OO_Star)
+        return nullptr;
+      E = Op->getArg(0);
+      continue;
+    }
+    if (const auto *UO = dyn_cast<UnaryOperator>(E); UO && UO->getOpcode() == UO_Deref) {
+      E = UO->getSubExpr();
+      continue;
+    }
+    if (const auto *MCE = dyn_cast<CXXMemberCallExpr>(E)) {
+      const CXXMethodDecl *MD = MCE->getMethodDecl();
+      if (!MD || !MD->getParent()->isInStdNamespace() || !MD->getIdentifier() ||
+          !llvm::is_contained(ElementAccess, MD->getName()))
+        return nullptr;
+      E = MCE->getImplicitObjectArgument();
+      continue;
+    }
+    return nullptr;
+  }
+  return nullptr;
+}
+
 const ValueDecl *namedDecl(const Expr *E) {
   E = E->IgnoreParenImpCasts();
   if (const auto *DRE = dyn_cast<DeclRefExpr>(E))
@@ -1230,7 +1334,7 @@ const ValueDecl *namedDecl(const Expr *E) {
   return nullptr;
 }
 
-const ValueDecl *entityOf(const Expr *E) { return E ? rootDeclOf(E) : nullptr; }
+const ValueDecl *entityOf(const Expr *E) { return E ? containerRoot(E) : nullptr; }
 
 namespace {
 /// A statement from which backward() is reachable through user functions.

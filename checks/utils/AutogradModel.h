@@ -104,6 +104,24 @@ struct LoopSite {
 
 /// The variable or field \p E names directly: `total`, `this->total_`, `stats.loss`.
 const clang::ValueDecl *namedDecl(const clang::Expr *E);
+/// The variable or field whose lifetime bounds the container \p E: `v` in `v`, `v[k]`,
+/// `v.at(k)`, `*p`, `p->...`, `s.losses` (the object `s`), `this->losses_` (the field).
+const clang::ValueDecl *containerRoot(const clang::Expr *E);
+
+/// One write of values into a standard container that can hold a graph.
+struct ContainerStore {
+  const clang::Expr *Container = nullptr; ///< the container expression written to
+  const clang::Expr *Key = nullptr;       ///< map key or subscript index; null for sequence appends
+  /// The parts stored: tensors, aggregates holding them, values of dependent type.
+  llvm::SmallVector<const clang::Expr *, 2> Values;
+};
+
+/// What becomes of the values a variable, field or container holds.
+enum class ValueFate {
+  Contained,      ///< every use is visible and none backpropagates
+  Escapes,        ///< some use is out of sight (another TU, an opaque call)
+  Backpropagated, ///< they feed backward(): the graphs are kept on purpose
+};
 
 /// The variable or field \p E names, also through `p->`, `*p` and `v[k]`: the module of
 /// `model->eval()`, the container of `history[i]`.
@@ -124,7 +142,8 @@ struct OutputCut {
   const clang::Stmt *Cut = nullptr;
 };
 
-/// Tensors, IValues, and containers or tuples of them: values that can keep a graph alive.
+/// Tensors, IValues, containers, tuples and structs of the program holding them: values
+/// that can keep a graph alive.
 bool canHoldGraph(clang::QualType T, unsigned Depth = 3);
 
 class AutogradModel {
@@ -172,7 +191,9 @@ public:
   const clang::Expr *threadLaunchOf(const clang::Stmt *S);
 
   // ---- tensor origin, at the point \p E is evaluated ---------------------------------------
-  /// Where the value of \p E comes from, and the expression that decided it.
+  /// Where the value of \p E comes from, and the expression that decided it. A local read
+  /// after an assignment that runs last on every path takes that assignment's origin
+  /// (`p = p.detach();` detaches); a value of dependent type is read by call names.
   OriginResult originAt(const clang::Expr *E);
   /// \p E keeps an autograd graph alive: a graph-attached tensor, or an aggregate, pair or
   /// tuple holding one.
@@ -241,15 +262,27 @@ public:
   /// invariant in \p Loop (see isLoopInvariant); null otherwise.
   const clang::ValueDecl *invariantEntity(const clang::Expr *E, const clang::Stmt *Loop);
   /// What \p Container holds survives an iteration of \p Loop: it is declared outside the loop
-  /// and not cleared or reassigned on every path later in the iteration.
+  /// and not emptied (`clear()`, reassigned) by a statement of the loop body that runs on
+  /// every iteration.
   bool outlivesIteration(const clang::ValueDecl *Container, const clang::Stmt *Loop);
+  /// What \p Write puts into \p Container survives into the next iteration of \p Loop: the
+  /// container is declared outside the loop, and some path from \p Write around the loop
+  /// back to it neither clears (`clear()`) nor reassigns it.
+  bool outlivesIteration(const clang::ValueDecl *Container, const clang::Stmt *Loop, const clang::Stmt *Write);
   /// The value of the local \p V, declared in \p Scope (a loop body, a helper's body), is kept
   /// beyond it: returned, inserted into a container, or assigned, moved or put into an
   /// aggregate that is declared outside \p Scope (a variable, an element, a field).
   bool valueEscapes(const clang::VarDecl *V, const clang::Stmt *Scope);
   /// The value \p Value (a variable, a field of `this`, a container) later feeds a backward()
-  /// after \p From.
+  /// after \p From, in From's function (directly, or handed to a function that runs one).
   bool reachesBackward(const clang::Expr *Value, const clang::Stmt *From);
+  /// \p E as a write into a standard container: `c.push_back(v)` and the other insertions,
+  /// `c[k] = v`, `c.at(k) = v`; also left unresolved in a template (values of dependent type).
+  std::optional<ContainerStore> containerStore(const clang::Expr *E);
+  /// What later becomes of the values \p Holder holds anywhere in the program, followed
+  /// through variables, containers, tensor ops, user functions and their callers (unlike
+  /// reachesBackward, with no order: what the holder keeps is kept for all its uses).
+  ValueFate fateOf(const clang::ValueDecl *Holder);
   /// The tensor variable, field or reference parameter \p D, written in \p WrittenIn, is meant
   /// to carry gradients: it or a tensor computed from it is backpropagated, returned, handed
   /// to another user function or stored, in \p WrittenIn, in the function declaring a captured
@@ -273,6 +306,8 @@ public:
   static StmtMatcher gradientConsumer();
 
 private:
+  OriginResult originByName(const clang::Expr *E);
+  const clang::Expr *lastAssignedValue(const clang::DeclRefExpr *Ref);
   GradModeFact gradModeIn(const clang::Stmt *S, unsigned Depth);
   /// `i % k`, alone or in a conjunction with switches that are the same on every iteration of
   /// \p Loop: true on all but one iteration in k.

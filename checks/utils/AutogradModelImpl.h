@@ -35,6 +35,7 @@ struct AutogradModel::Impl {
   llvm::DenseMap<const clang::FunctionDecl *, const clang::Stmt *> HandedOverUnderNoGrad;
   llvm::DenseMap<const clang::FunctionDecl *, std::vector<const clang::DeclRefExpr *>> HandedOver;
   llvm::DenseMap<const clang::Stmt *, std::unique_ptr<LoopFacts>> Loops;
+  llvm::DenseMap<const clang::DeclRefExpr *, const clang::Expr *> LastAssigned;
   llvm::DenseMap<const clang::Stmt *, std::vector<LoopEvent>> Events;
   /// Scanning the whole unit for a field's assignments is costly: once per field.
   llvm::DenseMap<const clang::FieldDecl *, FieldDefs> Fields;

@@ -177,11 +177,12 @@ LoopOutputs analyzeFlow(const Stmt *Loop, const FunctionDecl *Inner, const Funct
 
 } // namespace
 
-/// Tensors, IValues, and containers or tuples of them: values that can keep a graph alive.
 bool canHoldGraph(QualType T, unsigned Depth) {
   if (T.isNull())
     return false;
   T = T.getNonReferenceType().getCanonicalType();
+  if (const auto *PT = T->getAs<PointerType>())
+    T = PT->getPointeeType().getCanonicalType();
   if (isTensorType(T))
     return true;
   const CXXRecordDecl *RD = T->getAsCXXRecordDecl();
@@ -189,8 +190,7 @@ bool canHoldGraph(QualType T, unsigned Depth) {
     return false;
   if (RD->getQualifiedNameAsString() == "c10::IValue")
     return true;
-  const auto *Spec = dyn_cast<ClassTemplateSpecializationDecl>(RD);
-  if (!Spec || Depth == 0)
+  if (Depth == 0)
     return false;
   // std::tuple<Tensor, Tensor> holds its element types in one pack argument.
   std::function<bool(const TemplateArgument &)> Holds = [&](const TemplateArgument &Arg) {
@@ -198,7 +198,13 @@ bool canHoldGraph(QualType T, unsigned Depth) {
       return llvm::any_of(Arg.pack_elements(), Holds);
     return Arg.getKind() == TemplateArgument::Type && canHoldGraph(Arg.getAsType(), Depth - 1);
   };
-  return llvm::any_of(Spec->getTemplateArgs().asArray(), Holds);
+  if (const auto *Spec = dyn_cast<ClassTemplateSpecializationDecl>(RD))
+    if (llvm::any_of(Spec->getTemplateArgs().asArray(), Holds))
+      return true;
+  // A struct of the program (a step record, a trajectory) holding a tensor.
+  if (isInSystemHeader(RD) || !RD->hasDefinition())
+    return false;
+  return llvm::any_of(RD->fields(), [&](const FieldDecl *F) { return canHoldGraph(F->getType(), Depth - 1); });
 }
 
 /// backward(), optimizer step() or torch::autograd::grad(): what needs a recorded graph. In a

@@ -124,6 +124,10 @@ inline constexpr llvm::StringLiteral ViewOps[] = {
     "view", "reshape", "permute", "transpose", "unsqueeze", "squeeze", "slice", "narrow", "select",
     "expand", "flatten", "t", "as_strided", "view_as", "unflatten", "contiguous", "requires_grad_",
     "set_requires_grad", "unsqueeze_", "squeeze_", "transpose_", "unfold", "diagonal", "movedim", "alias"};
+/// Standard containers (class names in namespace std) that keep what is stored in them.
+inline constexpr llvm::StringLiteral StdContainers[] = {
+    "vector", "deque", "list", "forward_list", "array", "map", "multimap", "unordered_map",
+    "unordered_multimap", "queue", "stack"};
 
 } // namespace torchtidy::names
 

@@ -685,3 +685,87 @@ void negativeUninstantiatedTemplateBackpropagated(Net &model, DataLoader &data_l
   torch::stack(losses).sum().backward();
   optimizer.step();
 }
+
+// ---- aggregates, flow and clearing (read from the shared autograd model) -------------------
+
+struct StepRecord {
+  torch::Tensor loss;
+  int step;
+};
+
+void positiveRecordHoldingLoss(Net &net, torch::Tensor x, torch::Tensor y) {
+  std::vector<StepRecord> records;
+  for (int i = 0; i < 3; ++i) {
+    auto loss = torch::mse_loss(net->forward(x), y);
+    StepRecord record{loss, i};
+    records.push_back(record);
+    // CHECK: :[[@LINE-1]]:5: warning: value holding a graph-attached tensor 'record' stored in a container inside a loop keeps its autograd graph alive; consider storing detached tensors in it [torch-loss-stored-in-container]
+    records.push_back(StepRecord{loss, i});
+    // CHECK: :[[@LINE-1]]:5: warning: graph-attached tensor 'loss' stored in a container inside a loop keeps its autograd graph alive; consider storing 'loss.item<float>()' or 'loss.detach()' [torch-loss-stored-in-container]
+    // FIXED: {{^}}    records.push_back(StepRecord{loss.detach(), i});{{$}}
+  }
+}
+
+void negativeRecordOfDetachedLoss(Net &net, torch::Tensor x, torch::Tensor y) {
+  std::vector<StepRecord> records;
+  for (int i = 0; i < 3; ++i) {
+    auto loss = torch::mse_loss(net->forward(x), y);
+    loss.backward();
+    StepRecord record{loss.detach(), i};
+    records.push_back(record);
+    records.push_back({loss.item<float>() > 1 ? loss.detach() : torch::zeros({}), i});
+  }
+}
+
+void negativeDetachedBeforeStoring(Net &net, torch::Tensor x) {
+  std::vector<torch::Tensor> outputs;
+  torch::Tensor last;
+  for (int i = 0; i < 3; ++i) {
+    auto p = net->forward(x);
+    p = p.detach();
+    outputs.push_back(p);
+    last = net->forward(x);
+    last = last.detach();
+    outputs.push_back(last);
+  }
+}
+
+void positiveDetachedOnSomePathsOnly(Net &net, torch::Tensor x, bool keep) {
+  std::vector<torch::Tensor> outputs;
+  for (int i = 0; i < 3; ++i) {
+    auto p = net->forward(x);
+    if (!keep)
+      p = p.detach();
+    outputs.push_back(p);
+    // CHECK: :[[@LINE-1]]:5: warning: graph-attached tensor 'p' stored in a container inside a loop keeps its autograd graph alive; consider storing 'p.detach()' [torch-loss-stored-in-container]
+    // FIXED: {{^}}    outputs.push_back(p.detach());{{$}}
+  }
+}
+
+void negativeClearedLaterOnEveryPath(Net &net, torch::Tensor x, bool verbose) {
+  std::vector<torch::Tensor> window;
+  std::vector<torch::Tensor> recent;
+  for (int i = 0; i < 10; ++i) {
+    window.push_back(net->forward(x));
+    recent.push_back(net->forward(x));
+    std::cout << torch::stack(window).sum().item<float>() << "\n";
+    if (verbose) {
+      std::cout << recent.size() << "\n";
+      recent.clear();
+    } else {
+      recent = {};
+    }
+    window = std::vector<torch::Tensor>();
+  }
+}
+
+void positiveClearedOnSomePathsOnly(Net &net, torch::Tensor x, bool verbose) {
+  std::vector<torch::Tensor> recent;
+  for (int i = 0; i < 10; ++i) {
+    recent.push_back(net->forward(x));
+    // CHECK: :[[@LINE-1]]:5: warning: graph-attached tensor 'net->forward(x)' stored in a container inside a loop keeps its autograd graph alive; consider storing 'net->forward(x).detach()' [torch-loss-stored-in-container]
+    // FIXED: {{^}}    recent.push_back(net->forward(x).detach());{{$}}
+    if (verbose)
+      recent.clear();
+  }
+}

@@ -175,6 +175,46 @@ void load_paths(const std::vector<std::string> &paths, const std::string &fixed)
   }
 }
 void once_outside_loops() { int outside = 0; (void)outside; }
+void manual_clear(Net &net, torch::optim::SGD &opt, torch::Tensor x) {
+  for (int i = 0; i < 2; ++i) {
+    net->forward(x).sum().backward();
+    opt.step();
+    for (auto &p : net->parameters())
+      p.mutable_grad().zero_();
+  }
+}
+void clears(Net &net, torch::Tensor x, bool c) {
+  std::vector<torch::Tensor> sometimes, always;
+  for (int i = 0; i < 3; ++i) {
+    sometimes.push_back(net->forward(x));
+    always.push_back(net->forward(x));
+    if (c) {
+      sometimes.clear();
+      always.clear();
+    } else {
+      always = {};
+    }
+  }
+}
+void redetached(Net &net, torch::Tensor x, bool c) {
+  auto p = net->forward(x);
+  p = p.detach();
+  torch::Tensor stored_p = p;
+  auto q = net->forward(x);
+  if (c)
+    q = q.detach();
+  torch::Tensor stored_q = q;
+}
+template <typename Batch> void by_name(Net &net, Batch &batch) {
+  auto dep_out = net->forward(batch.data);
+  auto dep_detached = net->forward(batch.data).detach();
+}
+void options_in_loop(torch::Device options_device) {
+  for (int i = 0; i < 3; ++i) {
+    auto opts = torch::TensorOptions().device(options_device);
+    (void)opts;
+  }
+}
 struct Episode {
   torch::Tensor episode_loss;
   torch::Tensor logged_loss;
@@ -431,6 +471,17 @@ TEST_F(AutogradModelTest, LoopKindsAndEvents) {
   EXPECT_EQ(model().loop(loopIn("evaluate")).Kind, LoopKind::Eval);
 }
 
+TEST_F(AutogradModelTest, EventsIn) {
+  // The step in the first loop, and the helper call that steps in the second.
+  auto Steps = model().sitesIn(function("train")->getBody(), LoopEventKind::Step);
+  ASSERT_EQ(Steps.size(), 2u);
+  EXPECT_EQ(Steps[1], callOf("train_step", "train"));
+  // Clearing gradients by hand is a ZeroGrad event too.
+  const LoopFacts &Manual = model().loop(loopIn("manual_clear"));
+  ASSERT_TRUE(Manual.has(LoopEventKind::ZeroGrad));
+  EXPECT_TRUE(Manual.has(LoopEventKind::Step));
+}
+
 TEST_F(AutogradModelTest, TrainingLoopOf) {
   EXPECT_EQ(model().trainingLoopOf(declOf("every_iter")), loopIn("train"));
   // train_step runs inside the second loop of its caller.
@@ -492,15 +543,51 @@ TEST_F(AutogradModelTest, LoopInvariance) {
   EXPECT_FALSE(model().isLoopInvariant(ref("w"), Train));
   // Declared inside.
   EXPECT_FALSE(model().isLoopInvariant(var("loss")->getInit(), Train));
+  // Handed to a forwarding reference (TensorOptions::device(Args&&...)): read, not written.
+  EXPECT_TRUE(model().isLoopInvariant(ref("options_device"), loopIn("options_in_loop")));
 }
 
 TEST_F(AutogradModelTest, OutlivesIteration) {
   const Stmt *Train = loopIn("train");
+  auto Pushes = match(cxxMemberCallExpr(callee(functionDecl(hasName("push_back"))),
+                                        hasAncestor(functionDecl(hasName("train")))).bind("c"), ctx());
+  ASSERT_EQ(Pushes.size(), 2u);
+  const Stmt *ToHistory = Pushes[0].getNodeAs<Stmt>("c"), *ToPerIteration = Pushes[1].getNodeAs<Stmt>("c");
   EXPECT_TRUE(model().outlivesIteration(var("history"), Train));
   EXPECT_FALSE(model().outlivesIteration(var("per_iteration"), Train));
   EXPECT_FALSE(model().outlivesIteration(var("out"), Train));
-  // Reassigned from itself: what it held is kept.
   EXPECT_TRUE(model().outlivesIteration(var("chained"), loopIn("sums")));
+  // Without a write: only a clear that runs on every iteration empties it.
+  EXPECT_TRUE(model().outlivesIteration(var("always"), loopIn("clears")));
+  EXPECT_TRUE(model().outlivesIteration(var("history"), Train, ToHistory));
+  EXPECT_FALSE(model().outlivesIteration(var("per_iteration"), Train, ToPerIteration));
+  EXPECT_FALSE(model().outlivesIteration(var("out"), Train, declOf("out")));
+  // Reassigned from itself: what it held is kept.
+  auto Chain = match(cxxOperatorCallExpr(hasOverloadedOperatorName("="),
+                                         hasArgument(0, declRefExpr(to(varDecl(hasName("chained"))))))
+                         .bind("a"), ctx());
+  ASSERT_FALSE(Chain.empty());
+  EXPECT_TRUE(model().outlivesIteration(var("chained"), loopIn("sums"), Chain.front().getNodeAs<Stmt>("a")));
+  // Cleared later in the iteration: on one path only, or on every path.
+  auto Stores = match(cxxMemberCallExpr(callee(functionDecl(hasName("push_back"))),
+                                        hasAncestor(functionDecl(hasName("clears")))).bind("c"), ctx());
+  ASSERT_EQ(Stores.size(), 2u);
+  EXPECT_TRUE(model().outlivesIteration(var("sometimes"), loopIn("clears"), Stores[0].getNodeAs<Stmt>("c")));
+  EXPECT_FALSE(model().outlivesIteration(var("always"), loopIn("clears"), Stores[1].getNodeAs<Stmt>("c")));
+}
+
+TEST_F(AutogradModelTest, ContainerStores) {
+  auto Pushes = match(cxxMemberCallExpr(callee(functionDecl(hasName("push_back"))),
+                                        hasAncestor(functionDecl(hasName("aggregates")))).bind("c"), ctx());
+  ASSERT_EQ(Pushes.size(), 2u);
+  std::optional<ContainerStore> S = model().containerStore(Pushes[0].getNodeAs<Expr>("c"));
+  ASSERT_TRUE(S.has_value());
+  EXPECT_EQ(containerRoot(S->Container), var("records"));
+  ASSERT_EQ(S->Values.size(), 1u);
+  EXPECT_TRUE(model().isGraphAttached(S->Values[0])); // records.push_back(rec)
+  EXPECT_FALSE(model().containerStore(var("pair")->getInit()).has_value());
+  EXPECT_TRUE(canHoldGraph(var("rec")->getType()));
+  EXPECT_FALSE(canHoldGraph(ctx().IntTy));
 }
 
 TEST_F(AutogradModelTest, ReachesBackward) {
@@ -515,6 +602,15 @@ TEST_F(AutogradModelTest, ReachesBackward) {
   EXPECT_TRUE(model().reachesBackward(FieldRef("trained_loss"), FieldRef("trained_loss")));
   EXPECT_TRUE(model().reachesBackward(FieldRef("kept_out"), FieldRef("kept_out")));
   EXPECT_FALSE(model().reachesBackward(FieldRef("shown"), FieldRef("shown")));
+  EXPECT_EQ(model().fateOf(var("records")), ValueFate::Contained);
+}
+
+TEST_F(AutogradModelTest, FlowSensitiveOrigin) {
+  EXPECT_EQ(model().originAt(var("stored_p")->getInit()).Kind, TensorOrigin::Detached);
+  EXPECT_TRUE(model().isGraphAttached(var("stored_q")->getInit()));
+  // In a template nobody instantiates, by the names of the calls.
+  EXPECT_EQ(model().originAt(var("dep_out")->getInit()).Kind, TensorOrigin::GraphAttached);
+  EXPECT_NE(model().originAt(var("dep_detached")->getInit()).Kind, TensorOrigin::GraphAttached);
 }
 
 TEST_F(AutogradModelTest, MayRunBeforeAvoiding) {

@@ -1,0 +1,225 @@
+// AutogradModel::fateOf: what becomes of the values a variable, field or container holds,
+// followed through variables, containers, tensor ops, user functions and their callers.
+#include "utils/AutogradModel.h"
+#include "utils/TorchMatchers.h"
+
+#include "clang/AST/ParentMapContext.h"
+
+#include "llvm/ADT/SmallPtrSet.h"
+
+using namespace clang;
+using namespace clang::ast_matchers;
+
+namespace torchtidy {
+namespace {
+
+bool isBackward(const FunctionDecl *FD) {
+  if (!FD || !FD->getIdentifier())
+    return false;
+  if (isTensorMethod(FD, {"backward"}))
+    return true;
+  const auto *NS = dyn_cast<NamespaceDecl>(FD->getDeclContext());
+  return NS && NS->getName() == "autograd" && (FD->getName() == "backward" || FD->getName() == "grad");
+}
+
+class FateTracer {
+public:
+  explicit FateTracer(AutogradModel &M) : M(M), Ctx(M.context()) {}
+
+  ValueFate of(const ValueDecl *Root) {
+    follow(Root);
+    while (!Work.empty() && !Found && Seen.size() < 64) {
+      const ValueDecl *D = Work.pop_back_val();
+      for (const Expr *Ref : refsTo(D))
+        flowUp(Ref);
+    }
+    return Found ? ValueFate::Backpropagated : Escaped ? ValueFate::Escapes : ValueFate::Contained;
+  }
+
+private:
+  void follow(const ValueDecl *D) {
+    if (!D || !Seen.insert(D).second)
+      return;
+    if (const auto *DD = dyn_cast<DecompositionDecl>(D)) {
+      for (const BindingDecl *B : DD->bindings())
+        follow(B);
+      return;
+    }
+    const auto *VD = dyn_cast<VarDecl>(D);
+    if (isa<FieldDecl>(D) || (VD && !VD->isLocalVarDeclOrParm()))
+      Escaped = true; // other translation units may use it
+    if (const auto *P = dyn_cast_or_null<ParmVarDecl>(VD);
+        P && (P->getType()->isReferenceType() || P->getType()->isPointerType())) {
+      // The container came from the caller, who may use it further.
+      const auto *FD = dyn_cast<FunctionDecl>(P->getDeclContext());
+      auto Callers = M.callersOf(FD);
+      if (Callers.empty())
+        Escaped = true;
+      for (const CallExpr *Call : Callers)
+        if (const Expr *Arg = argumentFor(Call, FD, P->getFunctionScopeIndex()))
+          follow(containerRoot(Arg));
+    }
+    Work.push_back(D);
+  }
+
+  /// Every expression naming \p D where it can be used: its function's body for locals,
+  /// every user declaration for members and globals.
+  std::vector<const Expr *> refsTo(const ValueDecl *D) {
+    auto Ref = expr(anyOf(declRefExpr(to(equalsNode(D))), memberExpr(member(equalsNode(D))))).bind("ref");
+    std::vector<const Expr *> Refs;
+    auto Collect = [&](const SmallVector<BoundNodes, 1> &Found) {
+      for (const BoundNodes &B : Found)
+        Refs.push_back(B.getNodeAs<Expr>("ref"));
+    };
+    const auto *VD = dyn_cast<VarDecl>(D);
+    const DeclContext *DC = (VD && VD->isLocalVarDeclOrParm()) || isa<BindingDecl>(D)
+                                ? D->getParentFunctionOrMethod()
+                                : nullptr;
+    if (const auto *FD = dyn_cast_or_null<FunctionDecl>(DC)) {
+      if (FD->hasBody())
+        Collect(match(findAll(Ref), *FD->getBody(), Ctx));
+      return Refs;
+    }
+    // A stmt matcher run on a Decl root matches nothing: descend explicitly.
+    forEachUserDecl(Ctx, [&](Decl *TopLevel) { Collect(match(decl(forEachDescendant(Ref)), *TopLevel, Ctx)); });
+    return Refs;
+  }
+
+  static const Expr *argumentFor(const CallExpr *Call, const FunctionDecl *FD, unsigned Index) {
+    // A member operator call (a lambda's operator()) passes the object as argument 0.
+    if (isa<CXXOperatorCallExpr>(Call) && isa<CXXMethodDecl>(FD))
+      ++Index;
+    return Index < Call->getNumArgs() ? Call->getArg(Index) : nullptr;
+  }
+
+  void intoFunction(const CallExpr *Call, const FunctionDecl *FD, const Expr *Arg) {
+    const FunctionDecl *Def = FD->getDefinition();
+    if (!Def || !Def->hasBody()) {
+      Escaped = true;
+      return;
+    }
+    unsigned Offset = isa<CXXOperatorCallExpr>(Call) && isa<CXXMethodDecl>(FD) ? 1 : 0;
+    for (unsigned I = Offset; I < Call->getNumArgs(); ++I)
+      if (Call->getArg(I) == Arg && I - Offset < Def->getNumParams())
+        follow(Def->getParamDecl(I - Offset));
+  }
+
+  /// Follows the value of \p E upwards through the expressions that carry its tensors.
+  void flowUp(const Expr *E) {
+    const Stmt *Cur = E;
+    for (unsigned Steps = 0; Steps < 48 && !Found; ++Steps) {
+      DynTypedNode P = parentOf(Cur, Ctx);
+      if (const auto *VD = P.get<VarDecl>()) {
+        varInitialized(VD);
+        return;
+      }
+      const auto *PS = P.get<Stmt>();
+      if (!PS)
+        return;
+      if (isa<ReturnStmt>(PS)) {
+        returned(PS);
+        return;
+      }
+      const auto *PE = dyn_cast<Expr>(PS);
+      if (!PE)
+        return;
+      if (const auto *ME = dyn_cast<MemberExpr>(PE)) {
+        const auto *Call = dyn_cast_or_null<CXXMemberCallExpr>(parentOf(ME, Ctx).get<Stmt>());
+        if (Call && Call->getCallee() == ME) {
+          if (isBackward(Call->getMethodDecl())) {
+            Found = true;
+            return;
+          }
+          Cur = Call;
+        } else {
+          Cur = ME;
+        }
+        if (!canHoldGraph(cast<Expr>(Cur)->getType()))
+          return;
+        continue;
+      }
+      if (const auto *Call = dyn_cast<CallExpr>(PE)) {
+        if (!callArgument(Call, cast<Expr>(Cur)))
+          return;
+        Cur = Call;
+        continue;
+      }
+      if (!canHoldGraph(PE->getType()))
+        return;
+      Cur = PE;
+    }
+  }
+
+  /// \p Arg is an argument of \p Call (or the object of an operator). Returns whether the
+  /// call's result carries it further.
+  bool callArgument(const CallExpr *Call, const Expr *Arg) {
+    const FunctionDecl *FD = Call->getDirectCallee();
+    if (isBackward(FD)) {
+      Found = true;
+      return false;
+    }
+    if (auto S = M.containerStore(Call)) {
+      // Stored into another container (or this one again): follow that container.
+      if (!isa<CXXOperatorCallExpr>(Call) || Call->getArg(1) == Arg)
+        follow(containerRoot(S->Container));
+      return false;
+    }
+    if (const auto *OCE = dyn_cast<CXXOperatorCallExpr>(Call)) {
+      OverloadedOperatorKind Op = OCE->getOperator();
+      if ((Op == OO_Equal || Op == OO_PlusEqual || Op == OO_MinusEqual || Op == OO_StarEqual ||
+           Op == OO_SlashEqual) &&
+          OCE->getArg(1) == Arg) {
+        follow(containerRoot(OCE->getArg(0)));
+        return false;
+      }
+    }
+    if (FD && !isInSystemHeader(FD) && !(isa<CXXOperatorCallExpr>(Call) && isa<CXXMethodDecl>(FD) &&
+                                         Call->getArg(0) == Arg))
+      intoFunction(Call, FD, Arg);
+    else if (!FD && !isa<CXXOperatorCallExpr>(Call))
+      Escaped = true;
+    return canHoldGraph(Call->getType());
+  }
+
+  void varInitialized(const VarDecl *VD) {
+    // `for (auto &t : c)`: the hidden __range variable holds the container.
+    if (VD->isImplicit())
+      if (const auto *DS = parentOf(VD, Ctx).get<DeclStmt>())
+        if (const auto *For = parentOf(DS, Ctx).get<CXXForRangeStmt>(); For && For->getRangeStmt() == DS) {
+          follow(For->getLoopVariable());
+          return;
+        }
+    if (isa<DecompositionDecl>(VD) || canHoldGraph(VD->getType()))
+      follow(VD);
+  }
+
+  void returned(const Stmt *Ret) {
+    const FunctionDecl *FD = enclosingFunction(Ret, Ctx);
+    if (!FD)
+      return;
+    // A module method returning the collected tensors: they are the model's output.
+    if (const auto *MD = dyn_cast<CXXMethodDecl>(FD);
+        MD && isModuleType(QualType(MD->getParent()->getTypeForDecl(), 0))) {
+      Found = true;
+      return;
+    }
+    auto Callers = M.callersOf(FD);
+    if (Callers.empty())
+      Escaped = true;
+    for (const CallExpr *Call : Callers)
+      if (!Found)
+        flowUp(Call);
+  }
+
+  AutogradModel &M;
+  ASTContext &Ctx;
+  llvm::SmallVector<const ValueDecl *, 8> Work;
+  llvm::SmallPtrSet<const ValueDecl *, 16> Seen;
+  bool Found = false;
+  bool Escaped = false;
+};
+} // namespace
+
+ValueFate AutogradModel::fateOf(const ValueDecl *Holder) { return Holder ? FateTracer(*this).of(Holder) : ValueFate::Escapes; }
+
+} // namespace torchtidy
