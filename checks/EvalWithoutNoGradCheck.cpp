@@ -180,21 +180,20 @@ AST_MATCHER(CallExpr, opaqueTrainingCall) {
   return Name.match(dependentMemberName(Node.getCallee()));
 }
 
-/// Autograd turned off another way before \p Loop in its function: GradMode::set_enabled(false),
-/// parameters frozen with requires_grad_(false) / set_requires_grad(false), a frozen TorchScript
-/// module (torch::jit::freeze / optimize_for_inference).
-bool gradOffOtherwise(const Stmt *Loop, const FunctionDecl *FD, ASTContext &Ctx) {
+/// Gradients switched off another way before \p Loop in its function (grad mode itself is the
+/// model's): parameters frozen with requires_grad_(false) / set_requires_grad(false), a frozen
+/// TorchScript module (torch::jit::freeze / optimize_for_inference).
+bool gradOffOtherwise(const Stmt *Loop, const FunctionDecl *FD, AutogradModel &Model) {
+  ASTContext &Ctx = Model.context();
   if (!FD || !FD->hasBody())
     return false;
-  const SourceManager &SM = Ctx.getSourceManager();
-  auto Switch = callExpr(anyOf(callee(functionDecl(hasName("::c10::GradMode::set_enabled"))),
-                               callee(cxxMethodDecl(hasAnyName("requires_grad_", "set_requires_grad")))),
+  auto Switch = callExpr(callee(cxxMethodDecl(hasAnyName("requires_grad_", "set_requires_grad"))),
                          hasArgument(0, expr().bind("arg")));
   auto Frozen = callExpr(callee(functionDecl(hasAnyName("::torch::jit::freeze", "::torch::jit::optimize_for_inference"))));
   bool Off = false;
   for (const BoundNodes &B : match(findAll(stmt(anyOf(Switch, Frozen)).bind("call")), *FD->getBody(), Ctx)) {
     const auto *Call = B.getNodeAs<CallExpr>("call");
-    if (!SM.isBeforeInTranslationUnit(Call->getBeginLoc(), Loop->getBeginLoc()))
+    if (!Model.mayRunBefore(Call, Loop))
       continue;
     const auto *Arg = B.getNodeAs<Expr>("arg");
     const auto *Literal = Arg ? dyn_cast<CXXBoolLiteralExpr>(Arg->IgnoreParenImpCasts()) : nullptr;
@@ -348,10 +347,10 @@ void EvalWithoutNoGradCheck::check(const MatchFinder::MatchResult &Result) {
              *loopBody(Loop), Ctx)
            .empty())
     return;
-  if (inNoGradScope(Fwd.Forward, Ctx) || (Fwd.Site != Fwd.Forward && inNoGradScope(Fwd.Site, Ctx)))
+  if (Model.gradDisabledAt(Fwd.Forward) || (Fwd.Site != Fwd.Forward && Model.gradDisabledAt(Fwd.Site)))
     return;
   const FunctionDecl *Outer = Model.outermostFunction(Loop);
-  if (gradOffOtherwise(Loop, Inner, Ctx) || (Outer != Inner && gradOffOtherwise(Loop, Outer, Ctx)))
+  if (gradOffOtherwise(Loop, Inner, Model) || (Outer != Inner && gradOffOtherwise(Loop, Outer, Model)))
     return;
   const Stmt *Eval = evalCallBefore(Loop, Fwd, Inner, Ctx);
   if (!Eval && Outer != Inner)
