@@ -123,6 +123,22 @@ void markUsed(StringRef Path) {
   utimensat(AT_FDCWD, Path.str().c_str(), nullptr, 0);
 }
 
+std::string inputPath(StringRef Path, StringRef Base) {
+  SmallString<256> P(Path);
+  if (!sys::path::is_absolute(P)) {
+    SmallString<256> Abs(Base);
+    if (Abs.empty())
+      sys::fs::current_path(Abs);
+    sys::path::append(Abs, P);
+    P = Abs;
+  }
+  SmallString<256> Real;
+  if (!sys::fs::real_path(P, Real))
+    return std::string(Real);
+  sys::path::remove_dots(P, /*remove_dot_dot=*/true);
+  return std::string(P);
+}
+
 std::optional<std::string> FileHasher::hash(StringRef Path) {
   sys::fs::file_status St;
   if (sys::fs::status(Path, St) || !sys::fs::is_regular_file(St))

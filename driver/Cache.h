@@ -38,6 +38,14 @@ llvm::Error writeAtomically(llvm::StringRef Path, llvm::StringRef Content);
 /// entries first.
 void markUsed(llvm::StringRef Path);
 
+/// The absolute path under which an input file the compiler read is recorded and hashed:
+/// \p Path made absolute against \p Base (the current directory when empty) and resolved by
+/// the file system (symbolic links and `..`), so that it names the file the compiler read.
+/// `..` is never removed by text alone: with /lib a link to /usr/lib (merged /usr), the
+/// compiler's `/../lib/gcc/x86_64-linux-gnu/12/../../../../include` is /usr/include, not
+/// /include. Falls back to the lexical form when the file does not exist.
+std::string inputPath(llvm::StringRef Path, llvm::StringRef Base = "");
+
 /// Content hashes of files, memoized within one process; a memo is reused only while the
 /// file's size and modification time are unchanged, so an edit during the run is seen.
 class FileHasher {

@@ -289,9 +289,15 @@ private:
     } else if (Method == "textDocument/didSave") {
       std::string Uri = Params.at("textDocument").at("uri").get<std::string>();
       std::lock_guard<std::mutex> G(Lock);
-      if (!Docs.count(Uri))
+      auto Saved = Docs.find(Uri);
+      if (Saved == Docs.end())
         return std::nullopt;
-      enqueueLocked(Uri);
+      // The buffer is analyzed, not the file: a save of the text whose analysis is queued
+      // or running needs no second one (a save of a published version re-analyzes it).
+      bool Pending = std::find(Queue.begin(), Queue.end(), Uri) != Queue.end() ||
+                     (Current.Uri == Uri && Current.Version == Saved->second.Version && !Current.Cancelled);
+      if (!Pending)
+        enqueueLocked(Uri);
       // The other open files may include the saved one.
       for (const auto &[Other, D] : Docs)
         if (Other != Uri)

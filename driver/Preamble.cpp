@@ -192,19 +192,20 @@ std::optional<Manifest> buildPreamble(const CompilerInvocation &Invocation, File
   json Inputs = json::array();
   SmallVector<const FileEntry *> Read;
   CI.getFileManager().GetUniqueIDMapping(Read);
+  std::string Self = inputPath(HeaderPath);
   for (const FileEntry *FE : Read) {
     if (!FE)
       continue;
-    SmallString<256> Path(FE->getName());
-    CI.getFileManager().makeAbsolutePath(Path);
-    sys::path::remove_dots(Path, /*remove_dot_dot=*/true);
-    if (Path == HeaderPath)
+    SmallString<256> Name(FE->getName());
+    CI.getFileManager().makeAbsolutePath(Name);
+    std::string Path = inputPath(Name);
+    if (Path == Self)
       continue;
     std::optional<std::string> H = Hasher.hash(Path);
     if (!H)
       return std::nullopt;
-    Inputs.push_back({Path.str(), *H});
-    M.Inputs.push_back(std::string(Path));
+    Inputs.push_back({Path, *H});
+    M.Inputs.push_back(Path);
   }
   json Doc = {{"format", PreambleFormat}, {"key", Key}, {"usable", M.Usable}, {"inputs", Inputs}};
   if (!M.Usable)

@@ -417,7 +417,7 @@ int runWorker(const Job &J, StringRef OutPath) {
   StringRef BuildDir = J.Commands.empty() ? StringRef() : StringRef(J.Commands.front().Directory);
   for (const FileEntry *FE : Read)
     if (FE)
-      Result.Inputs.push_back(Positions.absolute(FE->getName(), BuildDir));
+      Result.Inputs.push_back(inputPath(FE->getName(), BuildDir));
   Result.Inputs.insert(Result.Inputs.end(), Factory.Preamble.Inputs.begin(),
                        Factory.Preamble.Inputs.end());
   Result.Preamble = Factory.Preamble.How == PreambleUse::Built  ? "built"
