@@ -114,6 +114,7 @@ Fate fateOf(const Expr *Call, const Stmt *Scope, AutogradModel &Model) {
 } // namespace
 
 void AllocationInLoopCheck::registerMatchers(MatchFinder *Finder) {
+  TorchCheck::registerMatchers(Finder);
   std::vector<std::string> Names = factoryNames();
   std::vector<StringRef> Refs(Names.begin(), Names.end());
   auto Factory = functionDecl(hasAnyName(Refs));
@@ -131,7 +132,7 @@ void AllocationInLoopCheck::check(const MatchFinder::MatchResult &Result) {
   if (!Factory || !Fn || Call->getBeginLoc().isMacroID() ||
       (!Call->getDirectCallee() && !isUninstantiatedPattern(Fn)))
     return;
-  AutogradModel &Model = AutogradModel::get(Ctx);
+  AutogradModel &Model = model(Ctx);
   LoopSite Site = Model.loopRunning(Call, {LoopEventKind::Forward, LoopEventKind::Backward, LoopEventKind::Step});
   if (!Site.Loop)
     return;

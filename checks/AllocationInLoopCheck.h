@@ -1,18 +1,15 @@
 #ifndef TORCHTIDY_CHECKS_ALLOCATIONINLOOPCHECK_H
 #define TORCHTIDY_CHECKS_ALLOCATIONINLOOPCHECK_H
 
-#include "clang-tidy/ClangTidyCheck.h"
+#include "utils/TorchCheck.h"
 
 namespace torchtidy {
 
 /// torch-allocation-in-loop: see docs/checks/allocation-in-loop.md.
-class AllocationInLoopCheck : public clang::tidy::ClangTidyCheck {
+class AllocationInLoopCheck : public TorchCheck {
 public:
   AllocationInLoopCheck(llvm::StringRef Name, clang::tidy::ClangTidyContext *Context)
-      : ClangTidyCheck(Name, Context) {}
-  bool isLanguageVersionSupported(const clang::LangOptions &LangOpts) const override {
-    return LangOpts.CPlusPlus;
-  }
+      : TorchCheck(Name, Context) {}
   void registerMatchers(clang::ast_matchers::MatchFinder *Finder) override;
   void check(const clang::ast_matchers::MatchFinder::MatchResult &Result) override;
 };

@@ -112,6 +112,7 @@ llvm::SmallVector<UnzeroedOptimizer, 2> unzeroedOptimizers(AutogradModel &M, con
 } // namespace
 
 void BackwardWithoutZeroGradCheck::registerMatchers(MatchFinder *Finder) {
+  TorchCheck::registerMatchers(Finder);
   Finder->addMatcher(stmt(unless(isExpansionInSystemHeader()), loopStmt()).bind("loop"), this);
 }
 
@@ -126,7 +127,7 @@ void BackwardWithoutZeroGradCheck::check(const MatchFinder::MatchResult &Result)
   bool ByName = Fn && Fn->isDependentContext();
   if (ByName && !isUninstantiatedPattern(Fn))
     return;
-  AutogradModel &M = AutogradModel::get(Ctx);
+  AutogradModel &M = model(Ctx);
   const LoopFacts &Facts = M.loop(Loop);
   const LoopEvent *Backward = Facts.first(LoopEventKind::Backward);
   const LoopEvent *Step = Facts.first(LoopEventKind::Step);

@@ -181,6 +181,7 @@ std::pair<const CallExpr *, const Stmt *> loopingCaller(const FunctionDecl *Fn, 
 } // namespace
 
 void CatInLoopCheck::registerMatchers(MatchFinder *Finder) {
+  TorchCheck::registerMatchers(Finder);
   Finder->addMatcher(expr(unless(isExpansionInSystemHeader()),
                           anyOf(cxxOperatorCallExpr(hasOverloadedOperatorName("="), argumentCountIs(2)),
                                 binaryOperator(hasOperatorName("="))))
@@ -201,7 +202,7 @@ void CatInLoopCheck::check(const MatchFinder::MatchResult &Result) {
   const ValueDecl *Root = rootOf(Acc);
   if (!Root || (!isTensorType(Acc->getType()) && !Acc->isTypeDependent()))
     return;
-  AutogradModel &Model = AutogradModel::get(Ctx);
+  AutogradModel &Model = model(Ctx);
 
   const CallExpr *Via = nullptr;
   const Stmt *Loop = Model.enclosingLoop(Assign);
@@ -217,7 +218,7 @@ void CatInLoopCheck::check(const MatchFinder::MatchResult &Result) {
                         (!isa<ParmVarDecl>(VD) && VD->getDeclContext() != Fn)));
     if (!Kept || !growsUnbounded(Acc, Fn->getBody(), Ctx))
       return;
-    std::tie(Via, Loop) = loopingCaller(Fn, Root, Model, AutogradModel::DefaultDepth);
+    std::tie(Via, Loop) = loopingCaller(Fn, Root, Model, Model.depth());
     if (!Via)
       return;
   }

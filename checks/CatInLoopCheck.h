@@ -1,18 +1,15 @@
 #ifndef TORCHTIDY_CHECKS_CATINLOOPCHECK_H
 #define TORCHTIDY_CHECKS_CATINLOOPCHECK_H
 
-#include "clang-tidy/ClangTidyCheck.h"
+#include "utils/TorchCheck.h"
 
 namespace torchtidy {
 
 /// torch-cat-in-loop: see docs/checks/cat-in-loop.md.
-class CatInLoopCheck : public clang::tidy::ClangTidyCheck {
+class CatInLoopCheck : public TorchCheck {
 public:
   CatInLoopCheck(llvm::StringRef Name, clang::tidy::ClangTidyContext *Context)
-      : ClangTidyCheck(Name, Context) {}
-  bool isLanguageVersionSupported(const clang::LangOptions &LangOpts) const override {
-    return LangOpts.CPlusPlus;
-  }
+      : TorchCheck(Name, Context) {}
   void registerMatchers(clang::ast_matchers::MatchFinder *Finder) override;
   void check(const clang::ast_matchers::MatchFinder::MatchResult &Result) override;
 };

@@ -114,6 +114,7 @@ bool inPlaceTwinIsSafe(const CXXMethodDecl *Method, const Expr *Object, const St
 } // namespace
 
 void DiscardedResultCheck::registerMatchers(MatchFinder *Finder) {
+  TorchCheck::registerMatchers(Finder);
   Finder->addMatcher(
       callExpr(unless(isExpansionInSystemHeader()),
                anyOf(cxxMemberCallExpr(callee(cxxMethodDecl(ofClass(hasAnyName("::at::Tensor", "::at::TensorBase"))))),
@@ -127,7 +128,7 @@ void DiscardedResultCheck::check(const MatchFinder::MatchResult &Result) {
   ASTContext &Ctx = *Result.Context;
   if (Call->getBeginLoc().isMacroID())
     return;
-  AutogradModel &Model = AutogradModel::get(Ctx);
+  AutogradModel &Model = model(Ctx);
   CallShape Shape = Model.callShape(Call);
   const CXXMethodDecl *Method = outOfPlaceMethod(Shape);
   const Expr *Object = Shape.Object;

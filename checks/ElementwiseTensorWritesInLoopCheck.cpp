@@ -41,6 +41,7 @@ const Expr *indexedTensor(const Expr *E, std::vector<const Expr *> &Indices) {
 } // namespace
 
 void ElementwiseTensorWritesInLoopCheck::registerMatchers(MatchFinder *Finder) {
+  TorchCheck::registerMatchers(Finder);
   auto Selected = ignoringImplicit(expr(anyOf(cxxOperatorCallExpr(hasOverloadedOperatorName("[]")),
                                               matchers::tensorMethodCall({"select", "index"})))
                                        .bind("selected"));
@@ -67,7 +68,7 @@ void ElementwiseTensorWritesInLoopCheck::check(const MatchFinder::MatchResult &R
     Indices.push_back(Put->getArg(0));
   const Expr *Tensor = indexedTensor(Selected, Indices);
   const ValueDecl *Target = Tensor ? namedDecl(Tensor) : nullptr;
-  AutogradModel &Model = AutogradModel::get(*Result.Context);
+  AutogradModel &Model = model(*Result.Context);
   const Stmt *Loop = Model.enclosingLoop(Write);
   // The loop walks the elements: an index changes every iteration, and the tensor written
   // is the same across iterations.

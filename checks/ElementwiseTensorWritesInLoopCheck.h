@@ -1,18 +1,15 @@
 #ifndef TORCHTIDY_CHECKS_ELEMENTWISETENSORWRITESINLOOPCHECK_H
 #define TORCHTIDY_CHECKS_ELEMENTWISETENSORWRITESINLOOPCHECK_H
 
-#include "clang-tidy/ClangTidyCheck.h"
+#include "utils/TorchCheck.h"
 
 namespace torchtidy {
 
 /// torch-elementwise-tensor-writes-in-loop: see docs/checks/elementwise-tensor-writes-in-loop.md.
-class ElementwiseTensorWritesInLoopCheck : public clang::tidy::ClangTidyCheck {
+class ElementwiseTensorWritesInLoopCheck : public TorchCheck {
 public:
   ElementwiseTensorWritesInLoopCheck(llvm::StringRef Name, clang::tidy::ClangTidyContext *Context)
-      : ClangTidyCheck(Name, Context) {}
-  bool isLanguageVersionSupported(const clang::LangOptions &LangOpts) const override {
-    return LangOpts.CPlusPlus;
-  }
+      : TorchCheck(Name, Context) {}
   void registerMatchers(clang::ast_matchers::MatchFinder *Finder) override;
   void check(const clang::ast_matchers::MatchFinder::MatchResult &Result) override;
 };

@@ -11,6 +11,7 @@ using namespace clang::ast_matchers;
 namespace torchtidy {
 
 void EmptyCacheInLoopCheck::registerMatchers(MatchFinder *Finder) {
+  TorchCheck::registerMatchers(Finder);
   std::vector<StringRef> Names(std::begin(names::EmptyCacheFunctions), std::end(names::EmptyCacheFunctions));
   Finder->addMatcher(
       callExpr(unless(isExpansionInSystemHeader()), callee(functionDecl(hasAnyName(Names)))).bind("call"),
@@ -26,7 +27,7 @@ void EmptyCacheInLoopCheck::check(const MatchFinder::MatchResult &Result) {
     return;
   // Under `step % k == 0`, in a catch handler (out-of-memory recovery) or on another
   // condition it is not a per-step cost.
-  std::optional<PerIteration> Hot = AutogradModel::get(Ctx).perIterationLoop(Call);
+  std::optional<PerIteration> Hot = model(Ctx).perIterationLoop(Call);
   if (!Hot)
     return;
   diag(Call->getBeginLoc(),

@@ -149,7 +149,8 @@ const Stmt *forwardInHelper(const FunctionDecl *Callee, ASTContext &Ctx, unsigne
 }
 
 /// The first forward the loop body runs on every iteration, directly or through a helper.
-ForwardSite firstForward(const Stmt *Loop, ASTContext &Ctx) {
+ForwardSite firstForward(const Stmt *Loop, AutogradModel &Model) {
+  ASTContext &Ctx = Model.context();
   const Stmt *Body = loopBody(Loop);
   for (const BoundNodes &B : match(findAll(modelForward().bind("fwd")), *Body, Ctx)) {
     const auto *F = B.getNodeAs<Stmt>("fwd");
@@ -161,23 +162,10 @@ ForwardSite firstForward(const Stmt *Loop, ASTContext &Ctx) {
     if (enclosingLoop(Call, Ctx) != Loop)
       continue;
     llvm::SmallPtrSet<const FunctionDecl *, 8> Visited;
-    if (const Stmt *F = forwardInHelper(Call->getDirectCallee(), Ctx, 2, Visited))
+    if (const Stmt *F = Model.depth() ? forwardInHelper(Call->getDirectCallee(), Ctx, Model.depth() - 1, Visited) : nullptr)
       return {Call, F};
   }
   return {};
-}
-
-/// A call into user code whose body this translation unit cannot see, named like a training
-/// step (`train_step(...)`, `trainer.update(loss)`): assume it backpropagates.
-AST_MATCHER(CallExpr, opaqueTrainingCall) {
-  static const llvm::Regex Name("backward|step|train|update|optimi[sz]e|fit",
-                                llvm::Regex::IgnoreCase);
-  const FunctionDecl *FD = Node.getDirectCallee();
-  if (FD)
-    return FD->getIdentifier() && !FD->getDefinition() && !isInSystemHeader(FD) &&
-           Name.match(FD->getName());
-  // On an object of dependent type (`trainer.update(loss)` in a template) nothing is known.
-  return Name.match(dependentMemberName(Node.getCallee()));
 }
 
 /// Gradients switched off another way before \p Loop in its function (grad mode itself is the
@@ -309,14 +297,20 @@ std::optional<FixItHint> guardFix(const Stmt *Loop, const FunctionDecl *FD, ASTC
 
 } // namespace
 
+void EvalWithoutNoGradCheck::storeOptions(clang::tidy::ClangTidyOptions::OptionMap &Opts) {
+  TorchCheck::storeOptions(Opts);
+  Options.store(Opts, "TrainingCallNames", ModelOpts.TrainingCallNames);
+}
+
 void EvalWithoutNoGradCheck::registerMatchers(MatchFinder *Finder) {
+  TorchCheck::registerMatchers(Finder);
   Finder->addMatcher(
       traverse(TK_AsIs, stmt(unless(isExpansionInSystemHeader()), loopStmt()).bind("loop")), this);
 }
 
 void EvalWithoutNoGradCheck::check(const MatchFinder::MatchResult &Result) {
   ASTContext &Ctx = *Result.Context;
-  AutogradModel &Model = AutogradModel::get(Ctx);
+  AutogradModel &Model = model(Ctx);
   const auto *Loop = Result.Nodes.getNodeAs<Stmt>("loop");
   if (!Loop || Loop->getBeginLoc().isMacroID() || !loopBody(Loop))
     return;
@@ -330,13 +324,12 @@ void EvalWithoutNoGradCheck::check(const MatchFinder::MatchResult &Result) {
       MD && MD->getIdentifier() && MD->getName() == "forward" &&
       isSameOrDerivedFrom(MD->getParent(), names::Module))
     return;
-  ForwardSite Fwd = firstForward(Loop, Ctx);
+  ForwardSite Fwd = firstForward(Loop, Model);
   if (!Fwd.Site || Fwd.Site->getBeginLoc().isMacroID())
     return;
   // A loop that backpropagates (or steps, or takes autograd::grad) trains: a frozen sub-network in eval() inside it must still
   // let gradients flow.
-  if (findReachable(loopBody(Loop), stmt(anyOf(AutogradModel::gradientConsumer(), callExpr(opaqueTrainingCall()))),
-                    Ctx))
+  if (Model.findReachable(loopBody(Loop), Model.trainingCall()))
     return;
   // A loop that inspects or prepares the graph (tests of autograd, input gradients) wants it.
   static const std::vector<StringRef> GraphQueries{"requires_grad", "requires_grad_",

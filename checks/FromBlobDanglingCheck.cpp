@@ -215,6 +215,7 @@ private:
 } // namespace
 
 void FromBlobDanglingCheck::registerMatchers(MatchFinder *Finder) {
+  TorchCheck::registerMatchers(Finder);
   Finder->addMatcher(callExpr(unless(isExpansionInSystemHeader()), callee(functionDecl(hasName("from_blob"))),
                               hasArgument(0, expr().bind("ptr")))
                          .bind("blob"),
@@ -228,7 +229,7 @@ void FromBlobDanglingCheck::check(const MatchFinder::MatchResult &Result) {
   std::optional<Buffer> B = bufferOf(Result.Nodes.getNodeAs<Expr>("ptr"));
   if (!B)
     return;
-  AutogradModel &M = AutogradModel::get(*Result.Context);
+  AutogradModel &M = model(*Result.Context);
   const Stmt *Site = Escapes(M, *B).from(Blob);
   if (!Site)
     return;

@@ -70,6 +70,7 @@ bool holdsWeakly(const ValueDecl *Holder) {
 } // namespace
 
 void GradFnRetainedCheck::registerMatchers(MatchFinder *Finder) {
+  TorchCheck::registerMatchers(Finder);
   Finder->addMatcher(stmt(unless(isExpansionInSystemHeader()),
                           anyOf(tensorMethodCall({"grad_fn"}), callExpr(dependentMemberCall({"grad_fn"}))))
                          .bind("grad_fn"),
@@ -80,7 +81,7 @@ void GradFnRetainedCheck::check(const MatchFinder::MatchResult &Result) {
   const auto *GradFn = Result.Nodes.getNodeAs<CallExpr>("grad_fn");
   if (!GradFn || GradFn->getBeginLoc().isMacroID())
     return;
-  AutogradModel &M = AutogradModel::get(*Result.Context);
+  AutogradModel &M = model(*Result.Context);
   const FunctionDecl *Fn = enclosingFunction(GradFn, *Result.Context);
   if (!Fn || !Fn->getBody() || (Fn->isDependentContext() && !isUninstantiatedPattern(Fn)) ||
       M.gradDisabledAt(GradFn))

@@ -11,6 +11,7 @@ using namespace torchtidy::matchers;
 namespace torchtidy {
 
 void GradModeNotInheritedByThreadCheck::registerMatchers(MatchFinder *Finder) {
+  TorchCheck::registerMatchers(Finder);
   // In a template nobody instantiates, `model->forward(x)` is a dependent call, known by name.
   Finder->addMatcher(stmt(unless(isExpansionInSystemHeader()),
                           anyOf(moduleForwardCall(), callExpr(dependentMemberCall({"forward"}))))
@@ -22,7 +23,7 @@ void GradModeNotInheritedByThreadCheck::check(const MatchFinder::MatchResult &Re
   const auto *Forward = Result.Nodes.getNodeAs<Stmt>("forward");
   if (Forward->getBeginLoc().isMacroID())
     return;
-  AutogradModel &M = AutogradModel::get(*Result.Context);
+  AutogradModel &M = model(*Result.Context);
   const FunctionDecl *Fn = enclosingFunction(Forward, *Result.Context);
   if (!Fn || (Fn->isDependentContext() && !isUninstantiatedPattern(Fn)))
     return;

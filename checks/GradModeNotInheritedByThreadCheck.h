@@ -1,20 +1,17 @@
 #ifndef TORCHTIDY_CHECKS_GRADMODENOTINHERITEDBYTHREADCHECK_H
 #define TORCHTIDY_CHECKS_GRADMODENOTINHERITEDBYTHREADCHECK_H
 
-#include "clang-tidy/ClangTidyCheck.h"
+#include "utils/TorchCheck.h"
 
 #include "llvm/ADT/SmallPtrSet.h"
 
 namespace torchtidy {
 
 /// torch-grad-mode-not-inherited-by-thread: see docs/checks/grad-mode-not-inherited-by-thread.md.
-class GradModeNotInheritedByThreadCheck : public clang::tidy::ClangTidyCheck {
+class GradModeNotInheritedByThreadCheck : public TorchCheck {
 public:
   GradModeNotInheritedByThreadCheck(llvm::StringRef Name, clang::tidy::ClangTidyContext *Context)
-      : ClangTidyCheck(Name, Context) {}
-  bool isLanguageVersionSupported(const clang::LangOptions &LangOpts) const override {
-    return LangOpts.CPlusPlus;
-  }
+      : TorchCheck(Name, Context) {}
   void registerMatchers(clang::ast_matchers::MatchFinder *Finder) override;
   void check(const clang::ast_matchers::MatchFinder::MatchResult &Result) override;
 

@@ -30,6 +30,7 @@ bool mentions(const Stmt *S, const FieldDecl *FD, ASTContext &Ctx) {
 } // namespace
 
 void GraphCachedInMemberCheck::registerMatchers(MatchFinder *Finder) {
+  TorchCheck::registerMatchers(Finder);
   auto Field = memberExpr(hasObjectExpression(ignoringParenImpCasts(cxxThisExpr())),
                           member(fieldDecl(hasType(tensorType())).bind("field")));
   Finder->addMatcher(cxxOperatorCallExpr(unless(isExpansionInSystemHeader()), hasOverloadedOperatorName("="),
@@ -43,7 +44,7 @@ void GraphCachedInMemberCheck::check(const MatchFinder::MatchResult &Result) {
   const auto *Field = Result.Nodes.getNodeAs<FieldDecl>("field");
   if (Assign->getBeginLoc().isMacroID())
     return;
-  AutogradModel &M = AutogradModel::get(*Result.Context);
+  AutogradModel &M = model(*Result.Context);
   const auto *Method = dyn_cast_or_null<CXXMethodDecl>(M.outermostFunction(Assign));
   if (!Method || isa<CXXConstructorDecl, CXXDestructorDecl>(Method) ||
       (Method->isDependentContext() && !isUninstantiatedPattern(Method)) || !holdsTraining(Method->getParent()))

@@ -86,6 +86,7 @@ bool callsDetach(const Expr *E, ASTContext &Ctx) {
 } // namespace
 
 void HiddenStateNotDetachedCheck::registerMatchers(MatchFinder *Finder) {
+  TorchCheck::registerMatchers(Finder);
   // The forward a carried state is fed to; the check then looks for the write that carries
   // graph-attached state into it across a backward().
   Finder->addMatcher(stmt(unless(isExpansionInSystemHeader()), matchers::moduleForwardCall()).bind("forward"), this);
@@ -94,7 +95,7 @@ void HiddenStateNotDetachedCheck::registerMatchers(MatchFinder *Finder) {
 void HiddenStateNotDetachedCheck::check(const MatchFinder::MatchResult &Result) {
   const auto *Forward = Result.Nodes.getNodeAs<CallExpr>("forward");
   ASTContext &Ctx = *Result.Context;
-  AutogradModel &Model = AutogradModel::get(Ctx);
+  AutogradModel &Model = model(Ctx);
   const FunctionDecl *Fn = enclosingFunction(Forward, Ctx);
   const Stmt *Loop = Model.enclosingLoop(Forward);
   if (Forward->getBeginLoc().isMacroID() || !Fn || !Fn->hasBody() || !Loop || Model.gradDisabledAt(Forward) ||

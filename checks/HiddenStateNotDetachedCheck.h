@@ -1,20 +1,17 @@
 #ifndef TORCHTIDY_CHECKS_HIDDENSTATENOTDETACHEDCHECK_H
 #define TORCHTIDY_CHECKS_HIDDENSTATENOTDETACHEDCHECK_H
 
-#include "clang-tidy/ClangTidyCheck.h"
+#include "utils/TorchCheck.h"
 
 #include "llvm/ADT/DenseSet.h"
 
 namespace torchtidy {
 
 /// torch-hidden-state-not-detached: see docs/checks/hidden-state-not-detached.md.
-class HiddenStateNotDetachedCheck : public clang::tidy::ClangTidyCheck {
+class HiddenStateNotDetachedCheck : public TorchCheck {
 public:
   HiddenStateNotDetachedCheck(llvm::StringRef Name, clang::tidy::ClangTidyContext *Context)
-      : ClangTidyCheck(Name, Context) {}
-  bool isLanguageVersionSupported(const clang::LangOptions &LangOpts) const override {
-    return LangOpts.CPlusPlus;
-  }
+      : TorchCheck(Name, Context) {}
   void registerMatchers(clang::ast_matchers::MatchFinder *Finder) override;
   void check(const clang::ast_matchers::MatchFinder::MatchResult &Result) override;
 

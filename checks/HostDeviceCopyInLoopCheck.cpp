@@ -144,6 +144,7 @@ std::string nameOf(const ValueDecl *D) { return D ? D->getNameAsString() : std::
 } // namespace
 
 void HostDeviceCopyInLoopCheck::registerMatchers(MatchFinder *Finder) {
+  TorchCheck::registerMatchers(Finder);
   auto Move = cxxMemberCallExpr(
       unless(isExpansionInSystemHeader()),
       callee(cxxMethodDecl(hasAnyName("to", "cuda", "cpu"))),
@@ -157,7 +158,7 @@ void HostDeviceCopyInLoopCheck::registerMatchers(MatchFinder *Finder) {
 
 void HostDeviceCopyInLoopCheck::check(const MatchFinder::MatchResult &Result) {
   ASTContext &Ctx = *Result.Context;
-  AutogradModel &Model = AutogradModel::get(Ctx);
+  AutogradModel &Model = model(Ctx);
   const auto *Call = Result.Nodes.getNodeAs<CXXMemberCallExpr>("move");
   if (!Call || Call->getBeginLoc().isMacroID())
     return;

@@ -14,6 +14,7 @@ namespace torchtidy {
 namespace {
 
 AST_MATCHER(Expr, isInplaceTensorOp) {
+  // What an operation is does not depend on the model's settings.
   return AutogradModel::get(Finder->getASTContext()).inplaceOp(&Node).has_value();
 }
 
@@ -54,6 +55,7 @@ StringRef noteText(const LeafFact &L) {
 } // namespace
 
 void InplaceOnLeafCheck::registerMatchers(MatchFinder *Finder) {
+  TorchCheck::registerMatchers(Finder);
   Finder->addMatcher(traverse(TK_AsIs, expr(anyOf(callExpr(), binaryOperator()), unless(isExpansionInSystemHeader()),
                                             isInplaceTensorOp())
                                            .bind("op")),
@@ -62,7 +64,7 @@ void InplaceOnLeafCheck::registerMatchers(MatchFinder *Finder) {
 
 void InplaceOnLeafCheck::check(const MatchFinder::MatchResult &Result) {
   ASTContext &Ctx = *Result.Context;
-  AutogradModel &Model = AutogradModel::get(Ctx);
+  AutogradModel &Model = model(Ctx);
   const auto *Call = Result.Nodes.getNodeAs<Expr>("op");
   std::optional<InplaceOp> Op = Model.inplaceOp(Call);
   SourceLocation Loc = Call->getExprLoc();

@@ -34,6 +34,7 @@ const Expr *sourceInLoopFunction(const Expr *Source, const CallExpr *Via, Autogr
 } // namespace
 
 void JitLoadInLoopCheck::registerMatchers(MatchFinder *Finder) {
+  TorchCheck::registerMatchers(Finder);
   Finder->addMatcher(
       callExpr(unless(isExpansionInSystemHeader()), callee(functionDecl(hasName("::torch::jit::load"))))
           .bind("load"),
@@ -43,7 +44,7 @@ void JitLoadInLoopCheck::registerMatchers(MatchFinder *Finder) {
 void JitLoadInLoopCheck::check(const MatchFinder::MatchResult &Result) {
   const auto *Load = Result.Nodes.getNodeAs<CallExpr>("load");
   ASTContext &Ctx = *Result.Context;
-  AutogradModel &Model = AutogradModel::get(Ctx);
+  AutogradModel &Model = model(Ctx);
   const FunctionDecl *Fn = enclosingFunction(Load, Ctx);
   if (Load->getBeginLoc().isMacroID() || !Fn || Load->getNumArgs() == 0 ||
       (Fn->isDependentContext() && !isUninstantiatedPattern(Fn)))

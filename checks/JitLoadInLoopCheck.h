@@ -1,18 +1,15 @@
 #ifndef TORCHTIDY_CHECKS_JITLOADINLOOPCHECK_H
 #define TORCHTIDY_CHECKS_JITLOADINLOOPCHECK_H
 
-#include "clang-tidy/ClangTidyCheck.h"
+#include "utils/TorchCheck.h"
 
 namespace torchtidy {
 
 /// torch-jit-load-in-loop: see docs/checks/jit-load-in-loop.md.
-class JitLoadInLoopCheck : public clang::tidy::ClangTidyCheck {
+class JitLoadInLoopCheck : public TorchCheck {
 public:
   JitLoadInLoopCheck(llvm::StringRef Name, clang::tidy::ClangTidyContext *Context)
-      : ClangTidyCheck(Name, Context) {}
-  bool isLanguageVersionSupported(const clang::LangOptions &LangOpts) const override {
-    return LangOpts.CPlusPlus;
-  }
+      : TorchCheck(Name, Context) {}
   void registerMatchers(clang::ast_matchers::MatchFinder *Finder) override;
   void check(const clang::ast_matchers::MatchFinder::MatchResult &Result) override;
 };

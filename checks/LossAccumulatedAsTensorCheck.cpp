@@ -67,6 +67,7 @@ FixItHint itemFix(const Expr *Value, ASTContext &Ctx) {
 } // namespace
 
 void LossAccumulatedAsTensorCheck::registerMatchers(MatchFinder *Finder) {
+  TorchCheck::registerMatchers(Finder);
   auto Target = expr(ignoringImplicit(anyOf(declRefExpr(), memberExpr()))).bind("target");
   auto Value = expr(ignoringImplicit(expr(isTensorExpr()))).bind("value");
   auto Accumulation = stmt(
@@ -106,7 +107,7 @@ void LossAccumulatedAsTensorCheck::check(const MatchFinder::MatchResult &Result)
   const FunctionDecl *Fn = enclosingFunction(Acc, Ctx);
   if (!Fn || Fn->isDependentContext())
     return;
-  AutogradModel &M = AutogradModel::get(Ctx);
+  AutogradModel &M = model(Ctx);
   OriginResult Origin = M.originAt(Value);
   if (Origin.Kind != TensorOrigin::GraphAttached || M.gradDisabledAt(Acc))
     return;

@@ -119,6 +119,7 @@ bool needsParens(const Expr *E) {
 } // namespace
 
 void LossStoredInContainerCheck::registerMatchers(MatchFinder *Finder) {
+  TorchCheck::registerMatchers(Finder);
   std::vector<StringRef> Insertions(std::begin(names::ContainerStoreMethods), std::end(names::ContainerStoreMethods));
   // Stores whose values have dependent types stay unresolved in a template pattern.
   Finder->addMatcher(
@@ -143,7 +144,7 @@ void LossStoredInContainerCheck::check(const MatchFinder::MatchResult &Result) {
   bool InPattern = Fn->isDependentContext();
   if (InPattern && !isUninstantiatedPattern(Fn))
     return;
-  AutogradModel &M = AutogradModel::get(Ctx);
+  AutogradModel &M = model(Ctx);
   std::optional<ContainerStore> S = M.containerStore(Site);
   const ValueDecl *Root = S ? containerRoot(S->Container) : nullptr;
   if (!Root)

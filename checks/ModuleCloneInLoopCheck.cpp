@@ -22,6 +22,7 @@ AST_MATCHER(CallExpr, dependentArrowClone) {
 } // namespace
 
 void ModuleCloneInLoopCheck::registerMatchers(MatchFinder *Finder) {
+  TorchCheck::registerMatchers(Finder);
   Finder->addMatcher(callExpr(unless(isExpansionInSystemHeader()),
                               anyOf(matchers::moduleMethodCall({"clone", "deepcopy"}), dependentArrowClone()))
                          .bind("clone"),
@@ -31,7 +32,7 @@ void ModuleCloneInLoopCheck::registerMatchers(MatchFinder *Finder) {
 void ModuleCloneInLoopCheck::check(const MatchFinder::MatchResult &Result) {
   const auto *Clone = Result.Nodes.getNodeAs<CallExpr>("clone");
   ASTContext &Ctx = *Result.Context;
-  AutogradModel &Model = AutogradModel::get(Ctx);
+  AutogradModel &Model = model(Ctx);
   const FunctionDecl *Fn = enclosingFunction(Clone, Ctx);
   if (Clone->getBeginLoc().isMacroID() || !Fn ||
       (Fn->isDependentContext() && !isUninstantiatedPattern(Fn)))

@@ -1,18 +1,15 @@
 #ifndef TORCHTIDY_CHECKS_MODULECLONEINLOOPCHECK_H
 #define TORCHTIDY_CHECKS_MODULECLONEINLOOPCHECK_H
 
-#include "clang-tidy/ClangTidyCheck.h"
+#include "utils/TorchCheck.h"
 
 namespace torchtidy {
 
 /// torch-module-clone-in-loop: see docs/checks/module-clone-in-loop.md.
-class ModuleCloneInLoopCheck : public clang::tidy::ClangTidyCheck {
+class ModuleCloneInLoopCheck : public TorchCheck {
 public:
   ModuleCloneInLoopCheck(llvm::StringRef Name, clang::tidy::ClangTidyContext *Context)
-      : ClangTidyCheck(Name, Context) {}
-  bool isLanguageVersionSupported(const clang::LangOptions &LangOpts) const override {
-    return LangOpts.CPlusPlus;
-  }
+      : TorchCheck(Name, Context) {}
   void registerMatchers(clang::ast_matchers::MatchFinder *Finder) override;
   void check(const clang::ast_matchers::MatchFinder::MatchResult &Result) override;
 };

@@ -35,6 +35,7 @@ bool reassigned(const VarDecl *V, ASTContext &Ctx) {
 } // namespace
 
 void NoncontiguousInLoopCheck::registerMatchers(MatchFinder *Finder) {
+  TorchCheck::registerMatchers(Finder);
   Finder->addMatcher(cxxMemberCallExpr(unless(isExpansionInSystemHeader()), matchers::tensorMethodCall(Copies))
                          .bind("copy"),
                      this);
@@ -45,7 +46,7 @@ void NoncontiguousInLoopCheck::check(const MatchFinder::MatchResult &Result) {
   const auto *Copy = Result.Nodes.getNodeAs<CXXMemberCallExpr>("copy");
   if (Copy->getExprLoc().isMacroID())
     return;
-  AutogradModel &Model = AutogradModel::get(Ctx);
+  AutogradModel &Model = model(Ctx);
   const Stmt *Loop = Model.enclosingLoop(Copy);
   if (!Loop || Model.everyNth(Copy, Loop) != 1)
     return;

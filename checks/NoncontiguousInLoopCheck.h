@@ -1,18 +1,15 @@
 #ifndef TORCHTIDY_CHECKS_NONCONTIGUOUSINLOOPCHECK_H
 #define TORCHTIDY_CHECKS_NONCONTIGUOUSINLOOPCHECK_H
 
-#include "clang-tidy/ClangTidyCheck.h"
+#include "utils/TorchCheck.h"
 
 namespace torchtidy {
 
 /// torch-noncontiguous-in-loop: see docs/checks/noncontiguous-in-loop.md.
-class NoncontiguousInLoopCheck : public clang::tidy::ClangTidyCheck {
+class NoncontiguousInLoopCheck : public TorchCheck {
 public:
   NoncontiguousInLoopCheck(llvm::StringRef Name, clang::tidy::ClangTidyContext *Context)
-      : ClangTidyCheck(Name, Context) {}
-  bool isLanguageVersionSupported(const clang::LangOptions &LangOpts) const override {
-    return LangOpts.CPlusPlus;
-  }
+      : TorchCheck(Name, Context) {}
   void registerMatchers(clang::ast_matchers::MatchFinder *Finder) override;
   void check(const clang::ast_matchers::MatchFinder::MatchResult &Result) override;
 };

@@ -120,13 +120,14 @@ bool modelRebuiltIn(const Expr *Create, const Stmt *Loop, ASTContext &Ctx) {
 } // namespace
 
 void OptimizerConstructedInLoopCheck::registerMatchers(MatchFinder *Finder) {
+  TorchCheck::registerMatchers(Finder);
   Finder->addMatcher(expr(unless(isExpansionInSystemHeader()), createsOptimizer()).bind("create"), this);
 }
 
 void OptimizerConstructedInLoopCheck::check(const MatchFinder::MatchResult &Result) {
   const auto *Create = Result.Nodes.getNodeAs<Expr>("create");
   ASTContext &Ctx = *Result.Context;
-  AutogradModel &Model = AutogradModel::get(Ctx);
+  AutogradModel &Model = model(Ctx);
   const FunctionDecl *Fn = enclosingFunction(Create, Ctx);
   if (Create->getBeginLoc().isMacroID() || !Fn ||
       (Fn->isDependentContext() && !isUninstantiatedPattern(Fn)))

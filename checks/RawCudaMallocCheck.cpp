@@ -22,6 +22,7 @@ bool usesLibTorch(ASTContext &Ctx) {
 } // namespace
 
 void RawCudaMallocCheck::registerMatchers(MatchFinder *Finder) {
+  TorchCheck::registerMatchers(Finder);
   auto Calls = [](llvm::ArrayRef<llvm::StringLiteral> List) {
     return callee(functionDecl(hasAnyName(namesOf(List))));
   };

@@ -61,6 +61,7 @@ std::string describeCut(const Stmt *Cut, const OutputCut &C) {
 } // namespace
 
 void RequiresGradOnLossCheck::registerMatchers(MatchFinder *Finder) {
+  TorchCheck::registerMatchers(Finder);
   Finder->addMatcher(
       stmt(unless(isExpansionInSystemHeader()), tensorMethodCall({"requires_grad_", "set_requires_grad"})).bind("mark"),
       this);
@@ -78,7 +79,7 @@ void RequiresGradOnLossCheck::check(const MatchFinder::MatchResult &Result) {
   const FunctionDecl *Fn = enclosingFunction(Mark, Ctx);
   if (!Fn || !Fn->getBody() || (Fn->isDependentContext() && !isUninstantiatedPattern(Fn)))
     return;
-  AutogradModel &M = AutogradModel::get(Ctx);
+  AutogradModel &M = model(Ctx);
   std::optional<OutputCut> C = M.outputCut(Mark->getImplicitObjectArgument());
   if (!C || !C->Cut)
     return;

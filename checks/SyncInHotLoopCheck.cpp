@@ -1,7 +1,6 @@
 #include "SyncInHotLoopCheck.h"
 
 #include "utils/AutogradModel.h"
-#include "utils/CheckOptions.h"
 #include "utils/TorchMatchers.h"
 
 #include "clang/AST/ParentMapContext.h"
@@ -277,15 +276,17 @@ std::optional<HotLoop> hotLoop(const Stmt *S, bool TrainingOnly, AutogradModel &
 } // namespace
 
 SyncInHotLoopCheck::SyncInHotLoopCheck(StringRef Name, clang::tidy::ClangTidyContext *Context)
-    : ClangTidyCheck(Name, Context), TrainingLoopsOnly(getBoolOption(Options, "TrainingLoopsOnly", true)),
+    : TorchCheck(Name, Context), TrainingLoopsOnly(getBoolOption(Options, "TrainingLoopsOnly", true)),
       IgnoreCpuOnly(getBoolOption(Options, "IgnoreCpuOnly", true)) {}
 
 void SyncInHotLoopCheck::storeOptions(clang::tidy::ClangTidyOptions::OptionMap &Opts) {
+  TorchCheck::storeOptions(Opts);
   storeBoolOption(Options, Opts, "TrainingLoopsOnly", TrainingLoopsOnly);
   storeBoolOption(Options, Opts, "IgnoreCpuOnly", IgnoreCpuOnly);
 }
 
 void SyncInHotLoopCheck::registerMatchers(MatchFinder *Finder) {
+  TorchCheck::registerMatchers(Finder);
   std::vector<StringRef> Methods = {"item", "cpu"};
   Methods.insert(Methods.end(), DataDependentMethods.begin(), DataDependentMethods.end());
   std::vector<StringRef> Functions = {"::torch::cuda::synchronize", "::cudaDeviceSynchronize"};
@@ -307,7 +308,7 @@ void SyncInHotLoopCheck::check(const MatchFinder::MatchResult &Result) {
   SourceLocation Loc = Sync->getExprLoc();
   if (Loc.isMacroID() && !SM.isMacroArgExpansion(Loc))
     return;
-  AutogradModel &Model = AutogradModel::get(Ctx);
+  AutogradModel &Model = model(Ctx);
   std::string What = describe(Sync, Model);
   const Expr *Operand = operandOf(Sync, Model);
   if (What.empty() || (Operand && plainlyOnHost(Operand)))
@@ -318,7 +319,7 @@ void SyncInHotLoopCheck::check(const MatchFinder::MatchResult &Result) {
     if (!Fn || !isUninstantiatedPattern(Fn))
       return;
   }
-  std::optional<HotLoop> Hot = hotLoop(Sync, TrainingLoopsOnly, Model, AutogradModel::DefaultDepth);
+  std::optional<HotLoop> Hot = hotLoop(Sync, TrainingLoopsOnly, Model, Model.depth());
   if (!Hot)
     return;
   if (IgnoreCpuOnly) {

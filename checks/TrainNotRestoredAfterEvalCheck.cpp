@@ -65,6 +65,7 @@ bool restoresTraining(const LoopEvent &E, ASTContext &Ctx) {
 } // namespace
 
 void TrainNotRestoredAfterEvalCheck::registerMatchers(MatchFinder *Finder) {
+  TorchCheck::registerMatchers(Finder);
   Finder->addMatcher(callExpr(unless(isExpansionInSystemHeader()), matchers::moduleMethodCall({"eval"})).bind("eval"),
                      this);
 }
@@ -72,7 +73,7 @@ void TrainNotRestoredAfterEvalCheck::registerMatchers(MatchFinder *Finder) {
 void TrainNotRestoredAfterEvalCheck::check(const MatchFinder::MatchResult &Result) {
   const auto *Eval = Result.Nodes.getNodeAs<CallExpr>("eval");
   ASTContext &Ctx = *Result.Context;
-  AutogradModel &Model = AutogradModel::get(Ctx);
+  AutogradModel &Model = model(Ctx);
   const FunctionDecl *Fn = enclosingFunction(Eval, Ctx);
   if (Eval->getBeginLoc().isMacroID() || !Fn || (Fn->isDependentContext() && !isUninstantiatedPattern(Fn)))
     return;

@@ -27,6 +27,7 @@ const ValueDecl *optimizerOf(const Stmt *S) {
 } // namespace
 
 void ZeroGradBetweenBackwardAndStepCheck::registerMatchers(MatchFinder *Finder) {
+  TorchCheck::registerMatchers(Finder);
   Finder->addMatcher(callExpr(unless(isExpansionInSystemHeader()), zeroGradCall()).bind("zero"), this);
 }
 
@@ -34,7 +35,7 @@ void ZeroGradBetweenBackwardAndStepCheck::check(const MatchFinder::MatchResult &
   const auto *Zero = Result.Nodes.getNodeAs<CallExpr>("zero");
   if (Zero->getBeginLoc().isMacroID())
     return;
-  AutogradModel &M = AutogradModel::get(*Result.Context);
+  AutogradModel &M = model(*Result.Context);
   const FunctionDecl *Fn = enclosingFunction(Zero, *Result.Context);
   if (!Fn || !Fn->getBody() || Fn->isDependentContext())
     return;

@@ -131,6 +131,8 @@ struct Running {
   int64_t Version = 0;
   sys::procid_t Pid = 0;
   bool Cancelled = false;
+  /// The result is in: its diagnostics are being, or have been, published.
+  bool Done = false;
   /// $/progress of a cold analysis: the token, and whether the client accepted it.
   std::string Token;
   bool ProgressBegun = false;
@@ -295,7 +297,8 @@ private:
       // The buffer is analyzed, not the file: a save of the text whose analysis is queued
       // or running needs no second one (a save of a published version re-analyzes it).
       bool Pending = std::find(Queue.begin(), Queue.end(), Uri) != Queue.end() ||
-                     (Current.Uri == Uri && Current.Version == Saved->second.Version && !Current.Cancelled);
+                     (Current.Uri == Uri && Current.Version == Saved->second.Version && !Current.Cancelled &&
+                      !Current.Done);
       if (!Pending)
         enqueueLocked(Uri);
       // The other open files may include the saved one.
@@ -484,6 +487,7 @@ private:
       if (It == Docs.end() || It->second.Version != Version)
         return; // cancelled or superseded: the newer version is queued
       It->second.Warm = !O.Internal;
+      Current.Done = true;
     }
     if (O.Internal) {
       show(ErrorMessage, Analyzed + ": " + O.Result.Problem);

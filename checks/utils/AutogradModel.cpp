@@ -185,33 +185,42 @@ const LoopEvent *LoopFacts::first(LoopEventKind K) const {
 
 namespace {
 std::mutex RegistryMutex;
-llvm::DenseMap<const ASTContext *, AutogradModel *> &registry() {
-  static llvm::DenseMap<const ASTContext *, AutogradModel *> Models;
+/// The models of each live ASTContext, one per distinct ModelOptions.
+llvm::DenseMap<const ASTContext *, llvm::SmallVector<AutogradModel *, 1>> &registry() {
+  static llvm::DenseMap<const ASTContext *, llvm::SmallVector<AutogradModel *, 1>> Models;
   return Models;
 }
 } // namespace
 
-AutogradModel &AutogradModel::get(ASTContext &Ctx) {
+AutogradModel &AutogradModel::get(ASTContext &Ctx, const ModelOptions &Options) {
   std::lock_guard<std::mutex> Lock(RegistryMutex);
-  AutogradModel *&Slot = registry()[&Ctx];
-  if (!Slot) {
-    Slot = new AutogradModel(Ctx);
-    // Freed by ~ASTContext, before its address can be reused by a later translation unit.
-    Ctx.AddDeallocation(
-        [](void *P) {
-          auto *M = static_cast<AutogradModel *>(P);
-          {
-            std::lock_guard<std::mutex> Lock(RegistryMutex);
-            registry().erase(&M->context());
+  llvm::SmallVector<AutogradModel *, 1> &Models = registry()[&Ctx];
+  for (AutogradModel *M : Models)
+    if (M->options() == Options)
+      return *M;
+  auto *M = new AutogradModel(Ctx, Options);
+  Models.push_back(M);
+  // Freed by ~ASTContext, before its address can be reused by a later translation unit.
+  Ctx.AddDeallocation(
+      [](void *P) {
+        auto *M = static_cast<AutogradModel *>(P);
+        {
+          std::lock_guard<std::mutex> Lock(RegistryMutex);
+          auto It = registry().find(&M->context());
+          if (It != registry().end()) {
+            llvm::erase_value(It->second, M);
+            if (It->second.empty())
+              registry().erase(It);
           }
-          delete M;
-        },
-        Slot);
-  }
-  return *Slot;
+        }
+        delete M;
+      },
+      M);
+  return *M;
 }
 
-AutogradModel::AutogradModel(ASTContext &Ctx) : Ctx(Ctx), P(std::make_unique<Impl>()) {}
+AutogradModel::AutogradModel(ASTContext &Ctx, ModelOptions Options)
+    : Ctx(Ctx), Opts(std::move(Options)), P(std::make_unique<Impl>()) {}
 AutogradModel::~AutogradModel() = default;
 
 // ---- calls and functions -------------------------------------------------------------------
@@ -303,7 +312,7 @@ CallShape AutogradModel::callShape(const CallExpr *Call) {
 }
 
 const Stmt *AutogradModel::findReachable(const Stmt *Root, const StmtMatcher &M) {
-  return torchtidy::findReachable(Root, M, Ctx, DefaultDepth);
+  return torchtidy::findReachable(Root, M, Ctx, Opts.CallDepth);
 }
 
 // ---- order ---------------------------------------------------------------------------------
@@ -633,7 +642,7 @@ const Expr *AutogradModel::threadLaunchOf(const Stmt *S) {
     }
     return nullptr;
   };
-  return S ? In(S, DefaultDepth) : nullptr;
+  return S ? In(S, Opts.CallDepth) : nullptr;
 }
 
 GradModeFact AutogradModel::gradModeAt(const Stmt *S) {
@@ -642,7 +651,7 @@ GradModeFact AutogradModel::gradModeAt(const Stmt *S) {
   auto It = P->GradModes.find(S);
   if (It != P->GradModes.end())
     return It->second;
-  GradModeFact Fact = gradModeIn(S, DefaultDepth);
+  GradModeFact Fact = gradModeIn(S, Opts.CallDepth);
   P->GradModes[S] = Fact;
   return Fact;
 }
@@ -768,14 +777,14 @@ llvm::ArrayRef<LoopEvent> AutogradModel::eventsIn(const Stmt *Root) {
         Direct = true;
       }
     const auto *Call = dyn_cast<CallExpr>(S);
-    if (Direct || !Call)
+    if (Direct || !Call || Opts.CallDepth == 0)
       continue;
     for (const FunctionDecl *Callee : possibleCallees(*this, Call)) {
       const FunctionDecl *Def = Callee->getDefinition();
       if (!Def || !Def->hasBody() || isInSystemHeader(Def))
         continue;
       for (LoopEventKind K : AllEvents)
-        if (const Stmt *Inner = torchtidy::findReachable(Def->getBody(), event(K), Ctx, DefaultDepth - 1))
+        if (const Stmt *Inner = torchtidy::findReachable(Def->getBody(), event(K), Ctx, Opts.CallDepth - 1))
           Events.push_back({K, Call, Inner, 1});
     }
   }
@@ -829,7 +838,7 @@ const Stmt *AutogradModel::trainingLoopOf(const Stmt *S) {
         return L;
     return nullptr;
   };
-  return S ? Find(S, DefaultDepth) : nullptr;
+  return S ? Find(S, Opts.CallDepth) : nullptr;
 }
 
 bool AutogradModel::almostEveryIteration(const Expr *Cond, const Stmt *Loop) {
@@ -871,7 +880,7 @@ LoopSite AutogradModel::loopRunning(const Stmt *S, ArrayRef<LoopEventKind> Kinds
         return {Found.Loop, Found.Via ? Found.Via : Call};
     return {};
   };
-  return S ? Find(S, DefaultDepth) : LoopSite{};
+  return S ? Find(S, Opts.CallDepth) : LoopSite{};
 }
 
 unsigned AutogradModel::everyNth(const Stmt *S, const Stmt *Loop) {
@@ -1034,7 +1043,7 @@ std::optional<PerIteration> AutogradModel::perIterationLoop(const Stmt *S) {
           return PerIteration{Found->Loop, Found->Via ? Found->Via : Call};
     return std::nullopt;
   };
-  return S ? Find(S, DefaultDepth) : std::nullopt;
+  return S ? Find(S, Opts.CallDepth) : std::nullopt;
 }
 
 bool AutogradModel::iteratesSteps(const Stmt *Loop) {
@@ -1283,8 +1292,8 @@ bool AutogradModel::reachesBackward(const Expr *Value, const Stmt *From) {
       return true;
     const FunctionDecl *Callee = calledFunction(Call);
     const FunctionDecl *Def = Callee ? Callee->getDefinition() : nullptr;
-    if (Def && Def->hasBody() && !isInSystemHeader(Def) &&
-        torchtidy::findReachable(Def->getBody(), matchers::backwardCall(), Ctx, DefaultDepth - 1))
+    if (Def && Def->hasBody() && !isInSystemHeader(Def) && Opts.CallDepth > 0 &&
+        torchtidy::findReachable(Def->getBody(), matchers::backwardCall(), Ctx, Opts.CallDepth - 1))
       return true;
   }
   return false;
@@ -1387,7 +1396,7 @@ bool feedsGradientImpl(AutogradModel &M, const ValueDecl *D, const FunctionDecl 
       declStmt(has(varDecl(hasType(matchers::tensorType()), hasInitializer(expr().bind("from"))).bind("var"))),
       cxxOperatorCallExpr(hasOverloadedOperatorName("="), hasArgument(0, TensorUse.bind("to")),
                           hasArgument(1, expr().bind("from")))));
-  for (unsigned Round = 0; Round < AutogradModel::DefaultDepth; ++Round) {
+  for (unsigned Round = 0; Round < M.depth(); ++Round) {
     unsigned Before = Tainted.size();
     for (const Stmt *Body : Bodies) {
       for (const BoundNodes &B : match(findAll(Escape.bind("use")), *Body, Ctx))
@@ -1411,7 +1420,7 @@ bool feedsGradientImpl(AutogradModel &M, const ValueDecl *D, const FunctionDecl 
 } // namespace
 
 bool AutogradModel::feedsGradient(const ValueDecl *D, const FunctionDecl *WrittenIn) {
-  return D && WrittenIn && feedsGradientImpl(*this, D, WrittenIn, WrittenIn, DefaultDepth - 1);
+  return D && WrittenIn && feedsGradientImpl(*this, D, WrittenIn, WrittenIn, Opts.CallDepth ? Opts.CallDepth - 1 : 0);
 }
 
 } // namespace torchtidy

@@ -146,19 +146,42 @@ struct OutputCut {
 /// that can keep a graph alive.
 bool canHoldGraph(clang::QualType T, unsigned Depth = 3);
 
+/// The settings the model's answers depend on: clang-tidy CheckOptions, read by every check
+/// (TorchCheck) per check or globally (docs/options.md). Checks with the same settings share
+/// one model, so their facts agree.
+struct ModelOptions {
+  /// How many levels of user functions, lambdas and callers every query follows.
+  unsigned CallDepth = 3;
+  /// Whether code in a template nobody instantiates is analyzed, by the names of its calls
+  /// (instantiated templates are analyzed through their instantiations either way).
+  bool UninstantiatedTemplates = true;
+  /// A call into user code whose body the translation unit does not contain (or, in a
+  /// template nobody instantiates, a member call on an object of unknown type) whose name
+  /// this regular expression matches (case-insensitively, anywhere in the name) is taken to
+  /// train: to run backward() and step() (`train_step(batch)`, `trainer.update(loss)`).
+  std::string TrainingCallNames = "backward|step|train|update|optimi[sz]e|fit";
+
+  bool operator==(const ModelOptions &O) const {
+    return CallDepth == O.CallDepth && UninstantiatedTemplates == O.UninstantiatedTemplates &&
+           TrainingCallNames == O.TrainingCallNames;
+  }
+};
+
 class AutogradModel {
 public:
-  /// The one model of \p Ctx, created on first use and destroyed with \p Ctx.
-  static AutogradModel &get(clang::ASTContext &Ctx);
-  /// How many levels of user functions, lambdas and callers every query follows.
-  static constexpr unsigned DefaultDepth = 3;
+  /// The model of \p Ctx for settings \p Options, created on first use and destroyed with
+  /// \p Ctx; one per distinct settings (normally one per translation unit).
+  static AutogradModel &get(clang::ASTContext &Ctx, const ModelOptions &Options = ModelOptions());
 
-  explicit AutogradModel(clang::ASTContext &Ctx);
+  AutogradModel(clang::ASTContext &Ctx, ModelOptions Options);
   ~AutogradModel();
   AutogradModel(const AutogradModel &) = delete;
   AutogradModel &operator=(const AutogradModel &) = delete;
 
   clang::ASTContext &context() const { return Ctx; }
+  const ModelOptions &options() const { return Opts; }
+  /// How many levels of user functions, lambdas and callers queries follow (CallDepth).
+  unsigned depth() const { return Opts.CallDepth; }
 
   // ---- calls and functions ---------------------------------------------------------------
   /// The calls of \p FD (or of any instantiation of its pattern) in user code.
@@ -231,7 +254,7 @@ public:
   /// helper that does not loop itself (an epoch loop around the batch loop does not).
   bool runsEachIteration(const clang::Stmt *Loop, llvm::ArrayRef<LoopEventKind> Kinds);
   /// The innermost loop around \p S that runs one of \p Kinds on each of its own iterations
-  /// (see runsEachIteration), in S's function or around a call of it (up to DefaultDepth
+  /// (see runsEachIteration), in S's function or around a call of it (up to depth()
   /// callers); and the call in that loop that reaches S when S is in a helper.
   LoopSite loopRunning(const clang::Stmt *S, llvm::ArrayRef<LoopEventKind> Kinds);
   /// How often \p S runs per iteration of \p Loop (encoding of LoopEvent::Every). `if (i % k)`
@@ -240,7 +263,7 @@ public:
   unsigned everyNth(const clang::Stmt *S, const clang::Stmt *Loop);
   /// The loop that runs \p S on every one of its iterations: the innermost loop around \p S
   /// when nothing guards \p S in it, or else, when \p S is in no loop of its function, the loop
-  /// that calls that function on every iteration (following callers up to DefaultDepth).
+  /// that calls that function on every iteration (following callers up to depth()).
   std::optional<PerIteration> perIterationLoop(const clang::Stmt *S);
   /// Whether each iteration of \p Loop is a step: it runs backward() or step() at its own level
   /// (directly or in a helper with no loop of its own), or a model forward when no loop nested
@@ -304,6 +327,13 @@ public:
   /// backward(), optimizer step() or torch::autograd::grad(): what needs a recorded graph (in a
   /// template nobody instantiates, also by name).
   static StmtMatcher gradientConsumer();
+  /// \p Call goes into user code out of sight (no body in this translation unit, or a member
+  /// of an object of unknown type in a template nobody instantiates) and is named like a
+  /// training step (ModelOptions::TrainingCallNames): assume it backpropagates and steps.
+  bool isOpaqueTrainingCall(const clang::CallExpr *Call);
+  /// What needs a recorded graph as far as this unit can tell: a gradientConsumer() or an
+  /// opaque training call.
+  StmtMatcher trainingCall();
 
 private:
   OriginResult originByName(const clang::Expr *E);
@@ -318,6 +348,7 @@ private:
 
   struct Impl;
   clang::ASTContext &Ctx;
+  const ModelOptions Opts;
   std::unique_ptr<Impl> P;
   friend struct Impl;
 };

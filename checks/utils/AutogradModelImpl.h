@@ -8,8 +8,10 @@
 #include "clang/Analysis/CFG.h"
 
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/Support/Regex.h"
 
 #include <memory>
+#include <optional>
 #include <vector>
 
 namespace torchtidy {
@@ -39,6 +41,8 @@ struct AutogradModel::Impl {
   llvm::DenseMap<const clang::Stmt *, std::vector<LoopEvent>> Events;
   /// Scanning the whole unit for a field's assignments is costly: once per field.
   llvm::DenseMap<const clang::FieldDecl *, FieldDefs> Fields;
+  /// ModelOptions::TrainingCallNames, compiled on first use.
+  std::optional<llvm::Regex> TrainingCallNames;
 };
 
 } // namespace torchtidy

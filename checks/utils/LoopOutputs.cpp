@@ -1,6 +1,7 @@
 // What the values a loop leaves behind can still feed: the model's loopOutputs, for loops
 // whose results may be backpropagated later (BPTT, accumulated losses, REINFORCE).
 #include "utils/AutogradModel.h"
+#include "utils/AutogradModelImpl.h"
 
 #include "clang/AST/ParentMapContext.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
@@ -216,6 +217,25 @@ StmtMatcher AutogradModel::gradientConsumer() {
       Resolved, callExpr(dependentMemberCall({"backward", "step"})),
       callExpr(unresolvedCallOf({"torch::autograd::grad", "torch::autograd::backward"}))));
   return stmt(anyOf(ByName, callExpr(unresolvedCalleeReaches(ByName))));
+}
+
+namespace {
+AST_MATCHER_P(CallExpr, opaqueTrainingCallOf, AutogradModel *, M) { return M->isOpaqueTrainingCall(&Node); }
+} // namespace
+
+bool AutogradModel::isOpaqueTrainingCall(const CallExpr *Call) {
+  if (!P->TrainingCallNames)
+    P->TrainingCallNames.emplace(Opts.TrainingCallNames, llvm::Regex::IgnoreCase);
+  const llvm::Regex &Names = *P->TrainingCallNames;
+  if (const FunctionDecl *FD = Call->getDirectCallee())
+    return FD->getIdentifier() && !FD->getDefinition() && !isInSystemHeader(FD) && Names.match(FD->getName());
+  // On an object of dependent type (`trainer.update(loss)` in a template) nothing is known.
+  StringRef Name = dependentMemberName(Call->getCallee());
+  return !Name.empty() && Names.match(Name);
+}
+
+StmtMatcher AutogradModel::trainingCall() {
+  return stmt(anyOf(gradientConsumer(), callExpr(opaqueTrainingCallOf(this))));
 }
 
 const FunctionDecl *AutogradModel::outermostFunction(const Stmt *S) {

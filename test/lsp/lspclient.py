@@ -1,6 +1,7 @@
 """A minimal LSP client over a server's stdin/stdout, for the scripted test
 (test/lsp/session.py) and the latency benchmark (bench/lsp)."""
 import json
+import signal
 import subprocess
 import sys
 import time
@@ -40,16 +41,27 @@ class Client:
                 length = int(line.split(b":")[1])
         return json.loads(self.server.stdout.read(length))
 
-    def wait_for(self, predicate, what, seconds=600, on_other=None):
-        """The first message matching predicate; on_other sees every other message."""
-        deadline = time.time() + seconds
-        while time.time() < deadline:
-            message = self.receive()
-            if predicate(message):
-                return message
-            if on_other:
-                on_other(message)
-        sys.exit(f"FAIL: no {what}")
+    def wait_for(self, predicate, what, seconds=300, on_other=None):
+        """The first message matching predicate; on_other sees every other message. Fails
+        (and stops the server) when none comes within seconds, even if the server goes
+        silent."""
+        def expire(*_):
+            raise TimeoutError
+        previous = signal.signal(signal.SIGALRM, expire)
+        signal.alarm(seconds)
+        try:
+            while True:
+                message = self.receive()
+                if predicate(message):
+                    return message
+                if on_other:
+                    on_other(message)
+        except TimeoutError:
+            self.server.kill()
+            sys.exit(f"FAIL: no {what} within {seconds} s")
+        finally:
+            signal.alarm(0)
+            signal.signal(signal.SIGALRM, previous)
 
     def reply_to(self, request_id):
         return self.wait_for(lambda m: m.get("id") == request_id and "method" not in m,

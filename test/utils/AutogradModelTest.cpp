@@ -276,6 +276,12 @@ struct CachingTrainer {
     shown = net->forward(x);
   }
 };
+void update_weights(torch::Tensor x); // defined in another unit
+void log_batch(torch::Tensor x);
+void opaque_calls(torch::Tensor x) {
+  update_weights(x);
+  log_batch(x);
+}
 )cpp";
 
 class AutogradModelTest : public ::testing::Test {
@@ -332,6 +338,31 @@ ASTUnit *AutogradModelTest::AST = nullptr;
 TEST_F(AutogradModelTest, OneModelPerContext) {
   EXPECT_EQ(&AutogradModel::get(ctx()), &model());
   EXPECT_EQ(&model().context(), &ctx());
+}
+
+TEST_F(AutogradModelTest, OneModelPerSettings) {
+  ModelOptions Shallow;
+  Shallow.CallDepth = 0;
+  AutogradModel &M0 = AutogradModel::get(ctx(), Shallow);
+  EXPECT_NE(&M0, &model());
+  EXPECT_EQ(&M0, &AutogradModel::get(ctx(), Shallow));
+  EXPECT_EQ(&AutogradModel::get(ctx(), ModelOptions()), &model());
+  // CallDepth 0: the helper that steps (train_step) is not followed.
+  EXPECT_EQ(model().sitesIn(function("train")->getBody(), LoopEventKind::Step).size(), 2u);
+  EXPECT_EQ(M0.sitesIn(function("train")->getBody(), LoopEventKind::Step).size(), 1u);
+}
+
+TEST_F(AutogradModelTest, OpaqueTrainingCalls) {
+  // A function defined in another unit and named like a training step is assumed to train.
+  EXPECT_TRUE(model().isOpaqueTrainingCall(callOf("update_weights", "opaque_calls")));
+  EXPECT_FALSE(model().isOpaqueTrainingCall(callOf("log_batch", "opaque_calls")));
+  // A function defined here is read, not guessed from its name.
+  EXPECT_FALSE(model().isOpaqueTrainingCall(callOf("train_step", "train")));
+  ModelOptions Logging;
+  Logging.TrainingCallNames = "^log_";
+  AutogradModel &M = AutogradModel::get(ctx(), Logging);
+  EXPECT_TRUE(M.isOpaqueTrainingCall(callOf("log_batch", "opaque_calls")));
+  EXPECT_FALSE(M.isOpaqueTrainingCall(callOf("update_weights", "opaque_calls")));
 }
 
 TEST_F(AutogradModelTest, CallersOf) {

@@ -1,0 +1,127 @@
+#include "utils/TorchCheck.h"
+
+#include "clang/AST/ParentMapContext.h"
+#include "clang/Basic/SourceManager.h"
+#include "clang/ASTMatchers/ASTMatchFinder.h"
+
+#include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/Regex.h"
+
+using namespace clang;
+using namespace clang::ast_matchers;
+using clang::tidy::ClangTidyCheck;
+
+namespace torchtidy {
+namespace {
+
+/// The deepest call depth accepted: every level multiplies the functions a query visits.
+constexpr unsigned MaxCallDepth = 8;
+
+/// Options are looked up for the check first, then globally (`CheckOptions: {CallDepth: 5}`
+/// sets every check's).
+ModelOptions readModelOptions(const ClangTidyCheck::OptionsView &Options,
+                              const std::function<void(StringRef, StringRef, StringRef)> &Invalid) {
+  ModelOptions O;
+  StringRef Depth = Options.getLocalOrGlobal("CallDepth", "");
+  unsigned Value;
+  if (!Depth.empty()) {
+    if (Depth.trim().getAsInteger(10, Value) || Value > MaxCallDepth)
+      Invalid("CallDepth", Depth, "a number from 0 to 8");
+    else
+      O.CallDepth = Value;
+  }
+  StringRef Templates = Options.getLocalOrGlobal("UninstantiatedTemplates", "");
+  if (!Templates.empty()) {
+    std::optional<bool> B = llvm::StringSwitch<std::optional<bool>>(Templates.trim().lower())
+                                .Cases("true", "1", true)
+                                .Cases("false", "0", false)
+                                .Default(std::nullopt);
+    if (!B)
+      Invalid("UninstantiatedTemplates", Templates, "true or false");
+    else
+      O.UninstantiatedTemplates = *B;
+  }
+  StringRef Names = Options.getLocalOrGlobal("TrainingCallNames", O.TrainingCallNames);
+  std::string Error;
+  if (!llvm::Regex(Names).isValid(Error))
+    Invalid("TrainingCallNames", Names, "a regular expression");
+  else
+    O.TrainingCallNames = Names.str();
+  return O;
+}
+
+/// Whether \p N lies in a template pattern (a function template, a member of a class
+/// template), whose instantiations, if any, are matched themselves.
+bool inTemplatePattern(const DynTypedNode &N, ASTContext &Ctx) {
+  const DeclContext *DC = nullptr;
+  if (const auto *D = N.get<Decl>())
+    DC = isa<DeclContext>(D) ? cast<DeclContext>(D) : D->getDeclContext();
+  else if (const auto *S = N.get<Stmt>())
+    for (DynTypedNodeList P = Ctx.getParents(*S); !P.empty() && !DC; P = Ctx.getParents(P[0]))
+      if (const auto *D = P[0].get<Decl>())
+        DC = isa<DeclContext>(D) ? cast<DeclContext>(D) : D->getDeclContext();
+  return DC && DC->isDependentContext();
+}
+
+} // namespace
+
+TorchCheck::TorchCheck(StringRef Name, clang::tidy::ClangTidyContext *Context)
+    : ClangTidyCheck(Name, Context),
+      ModelOpts(readModelOptions(Options, [this, Prefix = (Name + ".").str()](StringRef Option, StringRef Value,
+                                                                             StringRef Expected) {
+        configurationDiag("invalid configuration value '%0' for option '%1%2'; expected %3")
+            << Value << Prefix << Option << Expected;
+      })),
+      SystemHeaders(Context->getOptions().SystemHeaders.value_or(false)) {}
+
+void TorchCheck::storeOptions(clang::tidy::ClangTidyOptions::OptionMap &Opts) {
+  Options.store(Opts, "CallDepth", std::to_string(ModelOpts.CallDepth));
+  storeBoolOption(Options, Opts, "UninstantiatedTemplates", ModelOpts.UninstantiatedTemplates);
+}
+
+// clang-tidy matches every declaration of the unit, and <torch/torch.h> brings hundreds of
+// thousands: walking them costs more than the checks. torchtidy's driver hands the matcher
+// the user declarations only (ASTContext::setTraversalScope); under clang-tidy the first
+// match of the unit, on the TranslationUnitDecl before its children are walked, does the same.
+// Nothing in a system header is reported (without --system-headers), and what the checks
+// reach from user code (callees, types, parents of user nodes) is not limited by the scope.
+void TorchCheck::registerMatchers(MatchFinder *Finder) {
+  if (!SystemHeaders)
+    Finder->addMatcher(translationUnitDecl().bind("torchtidy-unit"), this);
+}
+
+void TorchCheck::run(const MatchFinder::MatchResult &Result) {
+  if (const auto *Unit = Result.Nodes.getNodeAs<TranslationUnitDecl>("torchtidy-unit")) {
+    ASTContext &Ctx = *Result.Context;
+    std::vector<Decl *> Scope = Ctx.getTraversalScope();
+    if (Scope.size() != 1 || Scope.front() != Unit)
+      return; // limited already (by the driver, or by another check)
+    const SourceManager &SM = Ctx.getSourceManager();
+    std::vector<Decl *> User;
+    for (Decl *D : Unit->decls())
+      if (D->getLocation().isValid() && !SM.isInSystemHeader(SM.getExpansionLoc(D->getLocation())))
+        User.push_back(D);
+    Ctx.setTraversalScope(User);
+    return;
+  }
+  if (!ModelOpts.UninstantiatedTemplates)
+    for (const auto &[Id, Node] : Result.Nodes.getMap())
+      if (inTemplatePattern(Node, *Result.Context))
+        return;
+  check(Result);
+}
+
+bool getBoolOption(const ClangTidyCheck::OptionsView &Options, StringRef Name, bool Default) {
+  StringRef Value = Options.get(Name, Default ? "true" : "false");
+  return llvm::StringSwitch<bool>(Value.lower())
+      .Cases("true", "1", true)
+      .Cases("false", "0", false)
+      .Default(Default);
+}
+
+void storeBoolOption(const ClangTidyCheck::OptionsView &Options, clang::tidy::ClangTidyOptions::OptionMap &Opts,
+                     StringRef Name, bool Value) {
+  Options.store(Opts, Name, Value ? "true" : "false");
+}
+
+} // namespace torchtidy

@@ -1,0 +1,51 @@
+#ifndef TORCHTIDY_CHECKS_UTILS_TORCHCHECK_H
+#define TORCHTIDY_CHECKS_UTILS_TORCHCHECK_H
+
+// The base of every torchtidy check: C++ only, the shared model's settings (ModelOptions)
+// read from clang-tidy's CheckOptions and stored back, and the model for those settings.
+
+#include "utils/AutogradModel.h"
+
+#include "clang-tidy/ClangTidyCheck.h"
+
+namespace torchtidy {
+
+class TorchCheck : public clang::tidy::ClangTidyCheck {
+public:
+  TorchCheck(llvm::StringRef Name, clang::tidy::ClangTidyContext *Context);
+  bool isLanguageVersionSupported(const clang::LangOptions &LangOpts) const override {
+    return LangOpts.CPlusPlus;
+  }
+  /// Stores the model's settings every check uses (CallDepth, UninstantiatedTemplates); a
+  /// check with options of its own (or one that reads TrainingCallNames) stores them after
+  /// calling this.
+  void storeOptions(clang::tidy::ClangTidyOptions::OptionMap &Opts) override;
+  /// Limits the match traversal to the declarations of user code (see TorchCheck.cpp); every
+  /// check's registerMatchers calls this first.
+  void registerMatchers(clang::ast_matchers::MatchFinder *Finder) override;
+
+protected:
+  /// The model of \p Ctx for this check's settings (shared with every check that has them).
+  AutogradModel &model(clang::ASTContext &Ctx) const { return AutogradModel::get(Ctx, ModelOpts); }
+
+  const ModelOptions ModelOpts;
+
+private:
+  /// clang-tidy's --system-headers: findings in system headers are wanted, so they are matched.
+  const bool SystemHeaders;
+  /// With UninstantiatedTemplates off, drops matches in templates nobody instantiates.
+  void run(const clang::ast_matchers::MatchFinder::MatchResult &Result) override;
+};
+
+/// The boolean option \p Name of a check ("true"/"false"/"1"/"0", any case), or \p Default.
+/// (Not OptionsView::get<bool>: GCC and Clang mangle that specialization differently, so
+/// checks built with GCC could not link against clang-tidy-16's.)
+bool getBoolOption(const clang::tidy::ClangTidyCheck::OptionsView &Options, llvm::StringRef Name,
+                   bool Default);
+/// Stores a boolean option as clang-tidy spells it.
+void storeBoolOption(const clang::tidy::ClangTidyCheck::OptionsView &Options,
+                     clang::tidy::ClangTidyOptions::OptionMap &Opts, llvm::StringRef Name, bool Value);
+
+} // namespace torchtidy
+
+#endif
