@@ -228,22 +228,20 @@ const ValueDecl *moduleArgument(const Stmt *Site) {
   return nullptr;
 }
 
-/// The last `m.eval()` before \p Loop in its function on the module the forward runs on (the
-/// module handed to a helper that runs it; any module when none is).
+/// The last `m.eval()` that may run before \p Loop (on the CFG) in \p FD, outside the loop, on
+/// the module the forward runs on (the module handed to a helper that runs it; any module
+/// when none is).
 const Stmt *evalCallBefore(const Stmt *Loop, const ForwardSite &Fwd, const FunctionDecl *FD,
-                           ASTContext &Ctx) {
+                           AutogradModel &Model) {
   if (!FD || !FD->hasBody())
     return nullptr;
-  const SourceManager &SM = Ctx.getSourceManager();
   const ValueDecl *Module = Fwd.Site == Fwd.Forward ? moduleObject(Fwd.Forward) : moduleArgument(Fwd.Site);
   const Stmt *Last = nullptr;
-  for (const BoundNodes &B : match(findAll(moduleMethodCall({"eval"}).bind("eval")), *FD->getBody(), Ctx)) {
+  auto Evals = stmt(moduleMethodCall({"eval"}), unless(hasAncestor(stmt(equalsNode(Loop))))).bind("eval");
+  for (const BoundNodes &B : match(findAll(Evals), *FD->getBody(), Model.context())) {
     const auto *Eval = B.getNodeAs<Stmt>("eval");
-    if (!SM.isBeforeInTranslationUnit(Eval->getBeginLoc(), Loop->getBeginLoc()))
-      continue;
-    if (Module && moduleObject(Eval) != Module)
-      continue;
-    Last = Eval;
+    if (Model.mayRunBefore(Eval, Loop) && (!Module || moduleObject(Eval) == Module))
+      Last = Eval;
   }
   return Last;
 }
@@ -345,9 +343,9 @@ void EvalWithoutNoGradCheck::check(const MatchFinder::MatchResult &Result) {
   const FunctionDecl *Outer = Model.outermostFunction(Loop);
   if (gradOffOtherwise(Loop, Inner, Model) || (Outer != Inner && gradOffOtherwise(Loop, Outer, Model)))
     return;
-  const Stmt *Eval = evalCallBefore(Loop, Fwd, Inner, Ctx);
+  const Stmt *Eval = evalCallBefore(Loop, Fwd, Inner, Model);
   if (!Eval && Outer != Inner)
-    Eval = evalCallBefore(Loop, Fwd, Outer, Ctx);
+    Eval = evalCallBefore(Loop, Fwd, Outer, Model);
 
   // Outputs accumulated into a loss that is backpropagated after the loop (BPTT, gradient
   // accumulation over a sequence) need the graph.
