@@ -172,9 +172,17 @@ void HiddenStateNotDetachedCheck::check(const MatchFinder::MatchResult &Result) 
     for (const Carry &Other : Carries)
       if (Other.State.Carrier == State && Other.State.Part == W.Part && Other.Write != Write)
         Replaced.push_back(Other.Write);
+    // A state carries over only when the value of one iteration reaches the next one's
+    // forward: `fake = G->forward(z)` at the top of every iteration, before `D->forward(fake)`,
+    // carries nothing, even when a discriminator's backward() runs between the two in the
+    // same iteration (`h = rnn(x, h)` does: its forward runs before its assignment).
+    std::vector<const Stmt *> ReplacedOrRewritten = Replaced;
+    ReplacedOrRewritten.push_back(Write);
+    if (!Model.mayRunInLaterIteration(Write, Forward, ReplacedOrRewritten))
+      continue;
     for (const Stmt *Backward : Backwards)
       if (!Reported.contains(Write) && Model.mayRunBeforeAvoiding(Write, Backward, Replaced) &&
-          Model.mayRunBeforeAvoiding(Backward, Forward, Replaced)) {
+          Model.mayRunBeforeAvoiding(Backward, Forward, ReplacedOrRewritten)) {
         diag(Write->getBeginLoc(), "recurrent state '%0' keeps the autograd graph of the previous iteration "
                                    "and is fed to the next forward: every backward() reaches back through all "
                                    "earlier iterations (or fails on their freed graphs); consider detaching it "

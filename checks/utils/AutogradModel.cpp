@@ -433,6 +433,16 @@ bool AutogradModel::mayRunBeforeAvoiding(const Stmt *A, const Stmt *B, ArrayRef<
   return false;
 }
 
+bool AutogradModel::mayRunInLaterIteration(const Stmt *A, const Stmt *B, ArrayRef<const Stmt *> Avoid) {
+  const FunctionDecl *FD = enclosingFunction(B, Ctx);
+  // The loop statement stands for its head: the terminator of the block that decides whether
+  // another iteration runs.
+  for (const Stmt *Loop = enclosingLoop(B); Loop && enclosingFunction(Loop, Ctx) == FD; Loop = enclosingLoop(Loop))
+    if (mayRunBeforeAvoiding(A, Loop, Avoid) && mayRunBeforeAvoiding(Loop, B, Avoid))
+      return true;
+  return false;
+}
+
 bool AutogradModel::runsBeforeOnEveryPath(const Stmt *A, const Stmt *B) {
   const FunctionDecl *FD = enclosingFunction(A, Ctx);
   FunctionOrder *O = FD == enclosingFunction(B, Ctx) ? orderOf(FD, Ctx, P->Orders) : nullptr;

@@ -200,6 +200,11 @@ public:
   /// Whether some path runs \p A and then \p B without running any of \p Avoid in between.
   bool mayRunBeforeAvoiding(const clang::Stmt *A, const clang::Stmt *B,
                             llvm::ArrayRef<const clang::Stmt *> Avoid);
+  /// Whether some path runs \p A, then goes around the back edge of a loop enclosing \p B in
+  /// B's function (re-entering its head), then runs \p B, without running any of \p Avoid
+  /// after A: a value \p A writes may reach \p B in a later iteration.
+  bool mayRunInLaterIteration(const clang::Stmt *A, const clang::Stmt *B,
+                              llvm::ArrayRef<const clang::Stmt *> Avoid);
   /// Whether every path that reaches \p B runs \p A first (A dominates B).
   bool runsBeforeOnEveryPath(const clang::Stmt *A, const clang::Stmt *B);
 

@@ -264,6 +264,58 @@ void negativeGanFakeImages(torch::nn::Linear &G, torch::nn::Linear &D, torch::op
   }
 }
 
+// A tensor declared before the loop (C style) and rewritten from a forward first thing in
+// every iteration: nothing crosses a backward() (koba-jon/pytorch_cpp DCGAN, CycleGAN, SRGAN).
+void negativeDeclaredBeforeRewrittenFirst(torch::nn::Linear &G, torch::nn::Linear &D, torch::optim::Adam &g_opt,
+                                          torch::Tensor z, torch::Tensor label, int steps) {
+  torch::Tensor fake, realism;
+  for (int i = 0; i < steps; ++i) {
+    fake = G->forward(z);
+    realism = D->forward(fake);
+    auto g_loss = torch::mse_loss(realism, label);
+    g_opt.zero_grad();
+    g_loss.backward();
+    g_opt.step();
+  }
+}
+
+// The same with a discriminator step between the write and the generator's pass, in one
+// iteration (SRGAN): the backward() in between is not an iteration boundary.
+void negativeTwoPhaseGan(torch::nn::Linear &G, torch::nn::Linear &D, torch::optim::Adam &d_opt,
+                         torch::optim::Adam &g_opt, torch::Tensor lr, torch::Tensor label, int steps) {
+  torch::Tensor sr, d_out, g_out;
+  while (steps-- > 0) {
+    sr = G->forward(lr);
+    d_out = D->forward(sr.detach());
+    auto d_loss = torch::mse_loss(d_out, label);
+    d_opt.zero_grad();
+    d_loss.backward();
+    d_opt.step();
+    g_out = D->forward(sr);
+    auto g_loss = torch::mse_loss(g_out, label);
+    g_opt.zero_grad();
+    g_loss.backward();
+    g_opt.step();
+  }
+}
+
+// The same variable read by the forward before it is rewritten: the previous iteration's
+// graph is fed on.
+void positiveReadBeforeRewrite(torch::nn::Linear &G, torch::optim::Adam &g_opt, torch::Tensor z, int steps) {
+  torch::Tensor h = z;
+  for (int i = 0; i < steps; ++i) {
+    auto out = G->forward(h);
+    h = out;
+    // CHECK: :[[@LINE-1]]:5: warning: recurrent state 'h' keeps the autograd graph
+    // CHECK: note: backward() here
+    // CHECK: note: fed to the forward here
+    auto loss = out.pow(2).mean();
+    g_opt.zero_grad();
+    loss.backward();
+    g_opt.step();
+  }
+}
+
 // Sampling from a trained model: no graph is recorded.
 std::vector<torch::Tensor> negativeGeneration(torch::nn::GRUCell &cell, torch::Tensor x, int length) {
   torch::NoGradGuard no_grad;

@@ -656,6 +656,21 @@ TEST_F(AutogradModelTest, MayRunBeforeAvoiding) {
   EXPECT_FALSE(model().mayRunBeforeAvoiding(Push, Step, {Backward}));
 }
 
+TEST_F(AutogradModelTest, MayRunInLaterIteration) {
+  const Stmt *Backward = callOf("backward", "train");
+  const Stmt *Step = callOf("step", "train");
+  const Stmt *Push = callOf("push_back", "train"); // history.push_back(loss), after the step
+  ASSERT_TRUE(Backward && Step && Push);
+  // The next iteration's backward() runs after this one's push_back.
+  EXPECT_TRUE(model().mayRunInLaterIteration(Push, Backward, {}));
+  // The step after the backward() of the same iteration does not count ...
+  EXPECT_TRUE(model().mayRunBeforeAvoiding(Backward, Step, {Push}));
+  EXPECT_FALSE(model().mayRunInLaterIteration(Backward, Step, {Push}));
+  // ... the next iteration's does, unless the way round the loop is blocked.
+  EXPECT_TRUE(model().mayRunInLaterIteration(Backward, Step, {}));
+  EXPECT_FALSE(model().mayRunInLaterIteration(Push, Step, {Backward}));
+}
+
 TEST_F(AutogradModelTest, FeedsGradient) {
   EXPECT_FALSE(model().feedsGradient(var("logged_sum"), function("sums")));
   // Through a tensor computed from it, and through a helper that backpropagates.
