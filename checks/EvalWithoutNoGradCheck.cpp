@@ -346,6 +346,11 @@ void EvalWithoutNoGradCheck::check(const MatchFinder::MatchResult &Result) {
   const Stmt *Eval = evalCallBefore(Loop, Fwd, Inner, Model);
   if (!Eval && Outer != Inner)
     Eval = evalCallBefore(Loop, Fwd, Outer, Model);
+  // A module's other methods (a GRU over chunks in `forward_gru`) are part of its forward too,
+  // unless the method itself switches to eval().
+  if (const auto *MD = dyn_cast_or_null<CXXMethodDecl>(Outer);
+      !Eval && MD && isSameOrDerivedFrom(MD->getParent(), names::Module))
+    return;
 
   // Outputs accumulated into a loss that is backpropagated after the loop (BPTT, gradient
   // accumulation over a sequence) need the graph.

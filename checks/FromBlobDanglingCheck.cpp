@@ -130,7 +130,10 @@ public:
       }
       if (const auto *Call = dyn_cast<CXXMemberCallExpr>(PE)) {
         const CXXMethodDecl *MD = Call->getMethodDecl();
-        if (MD && MD->getIdentifier() && llvm::is_contained(names::ContainerStoreMethods, MD->getName()))
+        // A container's insert/push_back (a library's): a user method of the same name may
+        // copy the tensor (a rollout storage's `insert(t)` doing `buf.copy_(t)`).
+        if (MD && MD->getIdentifier() && llvm::is_contained(names::ContainerStoreMethods, MD->getName()) &&
+            isInSystemHeader(MD))
           return outlives(Call->getImplicitObjectArgument(), Call) ? Call : nullptr;
         return nullptr;
       }

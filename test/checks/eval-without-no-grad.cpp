@@ -778,3 +778,20 @@ void positiveNoteNamesTheModuleRun(Net &student, Net &teacher, const std::vector
   // CHECK: :[[@LINE-4]]:3: note: loop starts here
   // CHECK: :[[@LINE-8]]:3: note: model put in eval mode here
 }
+
+// A module method other than forward that loops over chunks through a sub-module is part of
+// the module's computation (Omegastick/pytorch-cpp-rl forward_gru), whoever calls it.
+struct ChunkedGruImpl : torch::nn::Module {
+  ChunkedGruImpl() : gru(register_module("gru", torch::nn::GRU(5, 10))) {}
+  torch::Tensor forward_gru(torch::Tensor x, torch::Tensor h, const std::vector<int64_t> &cuts) {
+    std::vector<torch::Tensor> outs;
+    for (size_t i = 0; i + 1 < cuts.size(); ++i)
+      outs.push_back(std::get<0>(gru(x.slice(0, cuts[i], cuts[i + 1]), h)));
+    return torch::cat(outs, 0);
+  }
+  torch::nn::GRU gru;
+};
+TORCH_MODULE(ChunkedGru);
+torch::Tensor negativeModuleHelperLoop(ChunkedGru &net) {
+  return net->forward_gru(torch::rand({12, 1, 5}), torch::rand({1, 1, 10}), {0, 6, 12});
+}

@@ -155,4 +155,21 @@ torch::Tensor negativeBatchCloned(const std::vector<std::string> &paths) {
   return torch::stack(batch);
 }
 
+// A user method that happens to be called insert (a rollout storage that copies what it is
+// given, Omegastick/pytorch-cpp-rl): not a container store.
+struct RolloutStorage {
+  void insert(torch::Tensor obs, torch::Tensor reward, torch::Tensor mask);
+};
+std::vector<RolloutStorage> negativeUserInsert() {
+  std::vector<RolloutStorage> storages;
+  for (int i = 0; i < 5; ++i) {
+    storages.push_back({});
+    std::vector<float> rewards{1};
+    std::vector<float> masks{1};
+    storages[i].insert(torch::rand({1, 4}), torch::from_blob(rewards.data(), {1, 1}),
+                       torch::from_blob(masks.data(), {1, 1}));
+  }
+  return storages;
+}
+
 // CHECK-NOT: warning:
