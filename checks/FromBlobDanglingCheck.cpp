@@ -129,11 +129,9 @@ public:
         return nullptr; // arithmetic makes a new tensor
       }
       if (const auto *Call = dyn_cast<CXXMemberCallExpr>(PE)) {
-        const CXXMethodDecl *MD = Call->getMethodDecl();
-        // A container's insert/push_back (a library's): a user method of the same name may
-        // copy the tensor (a rollout storage's `insert(t)` doing `buf.copy_(t)`).
-        if (MD && MD->getIdentifier() && llvm::is_contained(names::ContainerStoreMethods, MD->getName()) &&
-            isInSystemHeader(MD))
+        // A store into a container of tensors (the model's containerStore): a user method of
+        // the same name may copy the tensor (a rollout storage's `insert(t)` doing `buf.copy_(t)`).
+        if (M.containerStore(Call))
           return outlives(Call->getImplicitObjectArgument(), Call) ? Call : nullptr;
         return nullptr;
       }
