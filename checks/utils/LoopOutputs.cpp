@@ -184,6 +184,9 @@ bool canHoldGraph(QualType T, unsigned Depth) {
   T = T.getNonReferenceType().getCanonicalType();
   if (const auto *PT = T->getAs<PointerType>())
     T = PT->getPointeeType().getCanonicalType();
+  // The array behind a braced list (`return {out, h};`).
+  if (const ArrayType *AT = T->getAsArrayTypeUnsafe())
+    T = AT->getElementType().getCanonicalType();
   if (isTensorType(T))
     return true;
   const CXXRecordDecl *RD = T->getAsCXXRecordDecl();

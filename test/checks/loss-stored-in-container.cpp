@@ -481,6 +481,23 @@ struct UnrolledImpl : torch::nn::Module {
 };
 TORCH_MODULE(Unrolled);
 
+// A module method returning the chunks' outputs with the state in a braced list
+// (Omegastick/pytorch-cpp-rl's forward_gru): they are the model's output.
+struct ChunkedGruImpl : torch::nn::Module {
+  ChunkedGruImpl() : gru(register_module("gru", torch::nn::GRU(4, 4))) {}
+  std::vector<torch::Tensor> forward_gru(torch::Tensor x, torch::Tensor h, int chunks) {
+    std::vector<torch::Tensor> outputs;
+    for (int i = 0; i < chunks; ++i) {
+      auto out = gru(x.narrow(0, i, 1), h);
+      outputs.push_back(std::get<0>(out));
+    }
+    x = torch::cat(outputs, 0).squeeze(0);
+    return {x, h};
+  }
+  torch::nn::GRU gru;
+};
+TORCH_MODULE(ChunkedGru);
+
 class Accumulator {
 public:
   void step(torch::Tensor x, torch::Tensor y) {

@@ -113,6 +113,15 @@ void aggregates(Net &net, torch::Tensor x) {
   records.push_back(plain);
   (void)unused;
 }
+struct ChunkedImpl : torch::nn::Module {
+  std::vector<torch::Tensor> forward_chunks(torch::Tensor x, torch::Tensor h) {
+    std::vector<torch::Tensor> chunk_outs;
+    for (int i = 0; i < 2; ++i)
+      chunk_outs.push_back(x * h);
+    x = torch::cat(chunk_outs, 0);
+    return {x, h};
+  }
+};
 void branches(bool c, torch::Tensor x) {
   torch::Tensor first = x + 1;
   if (c) {
@@ -634,6 +643,8 @@ TEST_F(AutogradModelTest, ReachesBackward) {
   EXPECT_TRUE(model().reachesBackward(FieldRef("kept_out"), FieldRef("kept_out")));
   EXPECT_FALSE(model().reachesBackward(FieldRef("shown"), FieldRef("shown")));
   EXPECT_EQ(model().fateOf(var("records")), ValueFate::Contained);
+  // Through a braced return of a module's method: the module's output.
+  EXPECT_EQ(model().fateOf(var("chunk_outs")), ValueFate::Backpropagated);
 }
 
 TEST_F(AutogradModelTest, FlowSensitiveOrigin) {
