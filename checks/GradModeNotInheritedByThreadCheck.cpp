@@ -6,17 +6,15 @@
 
 using namespace clang;
 using namespace clang::ast_matchers;
-using namespace torchtidy::matchers;
 
 namespace torchtidy {
 
 void GradModeNotInheritedByThreadCheck::registerMatchers(MatchFinder *Finder) {
   TorchCheck::registerMatchers(Finder);
-  // In a template nobody instantiates, `model->forward(x)` is a dependent call, known by name.
-  Finder->addMatcher(stmt(unless(isExpansionInSystemHeader()),
-                          anyOf(moduleForwardCall(), callExpr(dependentMemberCall({"forward"}))))
-                         .bind("forward"),
-                     this);
+  // The model's forward event (in a template nobody instantiates, also by name).
+  Finder->addMatcher(
+      stmt(unless(isExpansionInSystemHeader()), AutogradModel::event(LoopEventKind::Forward)).bind("forward"),
+      this);
 }
 
 void GradModeNotInheritedByThreadCheck::check(const MatchFinder::MatchResult &Result) {

@@ -18,20 +18,10 @@ enum class Target { None, Host, Device };
 
 const Expr *strip(const Expr *E) { return E ? E->IgnoreUnlessSpelledInSource() : nullptr; }
 
-/// Where a device argument points: kCPU is the host, any other device the accelerator.
+/// Where a device argument points: the CPU is the host, any other device (or one not known
+/// here) the accelerator.
 Target deviceTarget(const Expr *Arg, ASTContext &Ctx) {
-  const Expr *E = Arg->IgnoreImplicit();
-  // Device(kCPU) / Device(torch::kCUDA, 0): look at the DeviceType inside.
-  if (const auto *Construct = dyn_cast<CXXConstructExpr>(E); Construct && Construct->getNumArgs() >= 1 &&
-      recordOf(Construct->getType()) && isSameOrDerivedFrom(recordOf(Construct->getType()), names::Device))
-    E = Construct->getArg(0)->IgnoreImplicit();
-  const auto *Enum = E->getType()->getAs<EnumType>();
-  if (Enum && Enum->getDecl()->getName() == "DeviceType") {
-    Expr::EvalResult R;
-    if (!E->isValueDependent() && E->EvaluateAsInt(R, Ctx))
-      return R.Val.getInt() == 0 /* DeviceType::CPU */ ? Target::Host : Target::Device;
-  }
-  return Target::Device;
+  return deviceKind(Arg, Ctx) == DeviceKind::Host ? Target::Host : Target::Device;
 }
 
 /// What a `.to(...)` / `.cuda()` / `.cpu()` call does: a device move (and where), or

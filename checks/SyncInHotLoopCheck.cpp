@@ -7,7 +7,6 @@
 #include "clang/AST/StmtCXX.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 
-#include <optional>
 
 using namespace clang;
 using namespace clang::ast_matchers;
@@ -152,127 +151,6 @@ bool decidesBranch(const Stmt *S, ASTContext &Ctx, unsigned Depth = 1) {
 }
 
 
-/// Whether \p Cond holds the same value on every iteration of \p Loop (in the function \p Fn):
-/// every variable it reads is loop-invariant and none is a parameter of a helper, and it calls
-/// nothing. An interval guard (`step % N == 0`) never is.
-bool invariantIn(const Expr *Cond, const Stmt *Loop, const FunctionDecl *Fn, AutogradModel &Model) {
-  ASTContext &Ctx = Model.context();
-  if (!match(findAll(expr(anyOf(binaryOperator(hasAnyOperatorName("%", "%=")),
-                                callExpr(unless(cxxOperatorCallExpr())))).bind("e")),
-             *Cond, Ctx).empty())
-    return false;
-  for (const BoundNodes &B : match(findAll(declRefExpr(to(varDecl())).bind("r")), *Cond, Ctx)) {
-    const auto *Ref = B.getNodeAs<DeclRefExpr>("r");
-    if ((isa<ParmVarDecl>(Ref->getDecl()) && Ref->getDecl()->getDeclContext() != Fn) ||
-        !Model.isLoopInvariant(Ref, Loop))
-      return false;
-  }
-  return true;
-}
-
-/// The loop whose body, condition or increment contains \p S (looking through lambdas),
-/// appending to \p Conds the conditions under which \p S runs within it. Null at the
-/// function boundary, with \p Conds holding the conditions within the function.
-const Stmt *loopAround(const Stmt *S, ASTContext &Ctx, std::vector<const Expr *> &Conds) {
-  DynTypedNode Child = DynTypedNode::create(*S);
-  for (DynTypedNode P = parentOf(Child, Ctx); !P.getNodeKind().isNone(); Child = P, P = parentOf(P, Ctx)) {
-    const Stmt *C = Child.get<Stmt>();
-    if (const auto *PS = P.get<Stmt>()) {
-      if (const auto *For = dyn_cast<ForStmt>(PS); For && C != For->getInit())
-        return PS;
-      if (const auto *Range = dyn_cast<CXXForRangeStmt>(PS); Range && C == Range->getBody())
-        return PS;
-      if (isa<WhileStmt>(PS) || isa<DoStmt>(PS))
-        return PS;
-      if (const auto *If = dyn_cast<IfStmt>(PS); If && C != If->getCond() && C != If->getInit())
-        Conds.push_back(If->getCond());
-      else if (const auto *CO = dyn_cast<ConditionalOperator>(PS); CO && C != CO->getCond())
-        Conds.push_back(CO->getCond());
-      else if (const auto *BO = dyn_cast<BinaryOperator>(PS); BO && BO->isLogicalOp() && C == BO->getRHS())
-        Conds.push_back(BO->getLHS());
-      else if (const auto *Sw = dyn_cast<SwitchStmt>(PS); Sw && C == Sw->getBody())
-        Conds.push_back(Sw->getCond());
-      continue;
-    }
-    if (const auto *D = P.get<Decl>()) {
-      const auto *RD = dyn_cast<CXXRecordDecl>(D);
-      bool InLambda = (RD && RD->isLambda()) ||
-                      (isa<CXXMethodDecl>(D) && cast<CXXMethodDecl>(D)->getParent()->isLambda());
-      if (!InLambda && !isa<VarDecl>(D))
-        return nullptr;
-    }
-  }
-  return nullptr;
-}
-
-/// Whether \p Fn shows that tensors live on an accelerator: a torch::Device value, a
-/// non-CPU DeviceType, `.cuda()`, a CUDA query, or (for a method) a Device field.
-bool mentionsDevice(const FunctionDecl *Fn, ASTContext &Ctx) {
-  if (const auto *MD = dyn_cast<CXXMethodDecl>(Fn))
-    for (const FieldDecl *F : MD->getParent()->fields())
-      if (isSameOrDerivedFrom(recordOf(F->getType()), names::Device))
-        return true;
-  if (!Fn->getBody())
-    return false;
-  auto Evidence = match(
-      findAll(expr(anyOf(matchers::tensorMethodCall({"cuda"}), matchers::moduleMethodCall({"cuda"}),
-                         callExpr(callee(functionDecl(hasAnyName("::torch::cuda::is_available",
-                                                                 "::torch::cuda::device_count",
-                                                                 "::torch::cuda::synchronize")))),
-                         expr(hasType(cxxRecordDecl(hasName(names::Device)))),
-                         expr(hasType(enumDecl(hasName(names::DeviceType))))))
-                  .bind("e")),
-      *Fn->getBody(), Ctx);
-  for (const BoundNodes &B : Evidence) {
-    const auto *E = B.getNodeAs<Expr>("e");
-    Expr::EvalResult R;
-    // torch::kCPU alone says nothing about an accelerator.
-    if (E->getType()->isEnumeralType() && !E->isValueDependent() && E->EvaluateAsInt(R, Ctx) &&
-        R.Val.getInt() == 0)
-      continue;
-    return true;
-  }
-  return false;
-}
-
-/// Where a synchronizing call runs every training step.
-struct HotLoop {
-  const Stmt *Loop = nullptr; ///< the training loop
-  const Stmt *Via = nullptr;  ///< the call in that loop that reaches the sync, or null
-  std::vector<const FunctionDecl *> Functions; ///< from the sync's function to the loop's
-};
-
-/// The loop in which \p S runs on every iteration (a training loop when \p TrainingOnly),
-/// following calls of its function up to \p Depth callers. None when a guard that varies
-/// per iteration (an interval, the step counter, another value) decides whether it runs.
-std::optional<HotLoop> hotLoop(const Stmt *S, bool TrainingOnly, AutogradModel &Model, unsigned Depth,
-                               std::vector<const Expr *> Conds = {}) {
-  ASTContext &Ctx = Model.context();
-  const FunctionDecl *Fn = enclosingFunction(S, Ctx);
-  if (!Fn)
-    return std::nullopt;
-  for (const Stmt *L = loopAround(S, Ctx, Conds); L; L = loopAround(L, Ctx, Conds)) {
-    if (TrainingOnly && !Model.runsEachIteration(L, {LoopEventKind::Backward, LoopEventKind::Step}))
-      continue;
-    if (!llvm::all_of(Conds, [&](const Expr *C) { return invariantIn(C, L, Fn, Model); }))
-      return std::nullopt;
-    return HotLoop{L, nullptr, {Fn}};
-  }
-  if (Depth == 0)
-    return std::nullopt;
-  for (const CallExpr *Call : Model.callersOf(Fn)) {
-    if (enclosingFunction(Call, Ctx) == Fn)
-      continue;
-    if (auto Found = hotLoop(Call, TrainingOnly, Model, Depth - 1, Conds)) {
-      if (!Found->Via)
-        Found->Via = Call;
-      Found->Functions.insert(Found->Functions.begin(), Fn);
-      return Found;
-    }
-  }
-  return std::nullopt;
-}
-
 } // namespace
 
 SyncInHotLoopCheck::SyncInHotLoopCheck(StringRef Name, clang::tidy::ClangTidyContext *Context)
@@ -319,19 +197,14 @@ void SyncInHotLoopCheck::check(const MatchFinder::MatchResult &Result) {
     if (!Fn || !isUninstantiatedPattern(Fn))
       return;
   }
-  std::optional<HotLoop> Hot = hotLoop(Sync, TrainingLoopsOnly, Model, Model.depth());
-  if (!Hot)
+  // The loop that runs it on every iteration: a training loop (or any loop), through helpers;
+  // none under an interval guard or another condition that varies per iteration.
+  std::optional<PerIteration> Hot =
+      TrainingLoopsOnly ? Model.perIterationLoop(Sync, {LoopEventKind::Backward, LoopEventKind::Step})
+                        : Model.perIterationLoop(Sync);
+  // Plainly CPU-only code: nothing around it puts a tensor on an accelerator.
+  if (!Hot || (IgnoreCpuOnly && !Model.mayUseAccelerator(Sync)))
     return;
-  if (IgnoreCpuOnly) {
-    // Plainly CPU-only code: nothing in the path from the loop to the sync, nor in the
-    // loop function's callers, puts a tensor on a device.
-    std::vector<const FunctionDecl *> Scope = Hot->Functions;
-    for (const CallExpr *Caller : Model.callersOf(Scope.back()))
-      if (const FunctionDecl *F = enclosingFunction(Caller, Ctx))
-        Scope.push_back(F);
-    if (llvm::none_of(Scope, [&](const FunctionDecl *F) { return mentionsDevice(F, Ctx); }))
-      return;
-  }
   StringRef Step = TrainingLoopsOnly ? "training step" : "iteration";
   if (decidesBranch(Sync, Ctx))
     diag(SM.getFileLoc(Loc), "%0 synchronizes the host with the device on every %1 and is needed for "

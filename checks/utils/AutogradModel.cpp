@@ -308,6 +308,12 @@ CallShape AutogradModel::callShape(const CallExpr *Call) {
     if (const IdentifierInfo *II = DRE->getDecl()->getIdentifier())
       Shape.Name = II->getName();
   }
+  // A module called like a function (`model(x)`), left unresolved by its arguments.
+  if (!Shape.Object && !Callee->isTypeDependent() && isModuleType(Callee->getType()) &&
+      isa<DeclRefExpr, MemberExpr>(Callee)) {
+    Shape.Object = Callee;
+    Shape.Name = "";
+  }
   return Shape;
 }
 
@@ -751,11 +757,16 @@ bool AutogradModel::isRequiresGradLeaf(const Expr *E) {
 
 const Stmt *AutogradModel::enclosingLoop(const Stmt *S) { return S ? torchtidy::enclosingLoop(S, Ctx) : nullptr; }
 
+namespace {
+AST_MATCHER(Stmt, parameterFreeForward) { return isParameterFreeModule(forwardedModule(&Node)); }
+} // namespace
+
 StmtMatcher AutogradModel::event(LoopEventKind K) {
   using namespace matchers;
   switch (K) {
   case LoopEventKind::Forward:
-    return stmt(anyOf(moduleForwardCall(), callExpr(dependentMemberCall({"forward"}))));
+    return stmt(anyOf(moduleForwardCall(), callExpr(dependentMemberCall({"forward"}))),
+                unless(parameterFreeForward()));
   case LoopEventKind::Backward:
     return stmt(anyOf(backwardCall(), callExpr(dependentMemberCall({"backward"})),
                       callExpr(callee(unresolvedLookupExpr(
@@ -869,11 +880,16 @@ bool AutogradModel::almostEveryIteration(const Expr *Cond, const Stmt *Loop) {
   return Modulo;
 }
 
+const LoopEvent *AutogradModel::ownLevelEvent(const Stmt *Loop, ArrayRef<LoopEventKind> Kinds) {
+  for (const LoopEvent &E : loop(Loop).Events)
+    if (llvm::is_contained(Kinds, E.Kind) && enclosingLoop(E.Site) == Loop &&
+        (E.Call == E.Site || !enclosingLoop(E.Call)))
+      return &E;
+  return nullptr;
+}
+
 bool AutogradModel::runsEachIteration(const Stmt *Loop, ArrayRef<LoopEventKind> Kinds) {
-  return llvm::any_of(loop(Loop).Events, [&](const LoopEvent &E) {
-    return llvm::is_contained(Kinds, E.Kind) && enclosingLoop(E.Site) == Loop &&
-           (E.Call == E.Site || !enclosingLoop(E.Call));
-  });
+  return ownLevelEvent(Loop, Kinds) != nullptr;
 }
 
 LoopSite AutogradModel::loopRunning(const Stmt *S, ArrayRef<LoopEventKind> Kinds) {
@@ -906,19 +922,24 @@ unsigned AutogradModel::everyNth(const Stmt *S, const Stmt *Loop) {
     if (const auto *If = dyn_cast<IfStmt>(PS)) {
       if (C == If->getCond() || C == If->getInit() || (If->getConditionVariableDeclStmt() == C))
         continue;
-      if (C == If->getThen() && almostEveryIteration(If->getCond(), Loop))
+      // A switch the same on every iteration (`if (cfg.verbose)`): all of them or none.
+      if ((C == If->getThen() && almostEveryIteration(If->getCond(), Loop)) ||
+          (!If->getInit() && !If->getConditionVariable() && sameEveryIteration(If->getCond(), Loop)))
         continue;
       unsigned K = C == If->getThen() ? intervalOf(If->getCond(), Ctx) : 0;
       if (K == 0)
         return 0;
       Every = std::max(Every, K);
     } else if (const auto *CO = dyn_cast<AbstractConditionalOperator>(PS)) {
-      if (C != CO->getCond())
+      if (C != CO->getCond() && !sameEveryIteration(CO->getCond(), Loop))
         return 0;
     } else if (const auto *BO = dyn_cast<BinaryOperator>(PS)) {
-      if (BO->isLogicalOp() && C == BO->getRHS())
+      if (BO->isLogicalOp() && C == BO->getRHS() && !sameEveryIteration(BO->getLHS(), Loop))
         return 0;
-    } else if (isa<SwitchCase>(PS) || isa<CXXCatchStmt>(PS)) {
+    } else if (const auto *Sw = dyn_cast<SwitchStmt>(PS)) {
+      if (C == Sw->getBody() && (Sw->getInit() || !sameEveryIteration(Sw->getCond(), Loop)))
+        return 0;
+    } else if (isa<CXXCatchStmt>(PS)) {
       return 0;
     } else if (const auto *CS = dyn_cast<CompoundStmt>(PS)) {
       // `if (i % k != 0) continue;` before the statement selects every k-th iteration.
@@ -1036,11 +1057,16 @@ bool ownedByOptimizer(const VarDecl *VD, ASTContext &Ctx) {
 }
 } // namespace
 
-std::optional<PerIteration> AutogradModel::perIterationLoop(const Stmt *S) {
+std::optional<PerIteration> AutogradModel::perIterationLoop(const Stmt *S, ArrayRef<LoopEventKind> Kinds) {
+  // The statements from S up to the call in the loop: each must run on every iteration.
+  llvm::SmallVector<const Stmt *, 4> Path;
   std::function<std::optional<PerIteration>(const Stmt *, unsigned)> Find =
       [&](const Stmt *From, unsigned Depth) -> std::optional<PerIteration> {
-    if (const Stmt *L = enclosingLoop(From)) {
-      if (everyNth(From, L) != 1)
+    Path.push_back(From);
+    for (const Stmt *L = enclosingLoop(From); L; L = enclosingLoop(L)) {
+      if (!Kinds.empty() && !runsEachIteration(L, Kinds))
+        continue;
+      if (llvm::any_of(Path, [&](const Stmt *On) { return everyNth(On, L) != 1; }))
         return std::nullopt;
       return PerIteration{L, nullptr};
     }
@@ -1051,6 +1077,7 @@ std::optional<PerIteration> AutogradModel::perIterationLoop(const Stmt *S) {
       if (enclosingFunction(Call, Ctx) != FD)
         if (std::optional<PerIteration> Found = Find(Call, Depth - 1))
           return PerIteration{Found->Loop, Found->Via ? Found->Via : Call};
+    Path.pop_back();
     return std::nullopt;
   };
   return S ? Find(S, Opts.CallDepth) : std::nullopt;
@@ -1099,6 +1126,9 @@ bool AutogradModel::sameEveryIteration(const Expr *E, const Stmt *Loop) {
       const auto *VD = cast<VarDecl>(cast<DeclRefExpr>(Node)->getDecl());
       if (VD->getType().isConstQualified() && VD->hasGlobalStorage())
         continue;
+      // The locals and parameters of a helper the loop calls are computed per call.
+      if (VD->hasLocalStorage() && !declaredAround(VD, Loop, Ctx))
+        return false;
       if (declaredIn(VD, Loop, Ctx)) {
         // A local of the iteration: the same when its initializer is and nothing writes it.
         const auto *Range = dyn_cast<CXXForRangeStmt>(Loop);
@@ -1431,6 +1461,68 @@ bool feedsGradientImpl(AutogradModel &M, const ValueDecl *D, const FunctionDecl 
 
 bool AutogradModel::feedsGradient(const ValueDecl *D, const FunctionDecl *WrittenIn) {
   return D && WrittenIn && feedsGradientImpl(*this, D, WrittenIn, WrittenIn, Opts.CallDepth ? Opts.CallDepth - 1 : 0);
+}
+
+namespace {
+/// Whether \p Fn's own code shows tensors on an accelerator (see mayUseAccelerator).
+bool showsAccelerator(const FunctionDecl *Fn, ASTContext &Ctx) {
+  if (const auto *MD = dyn_cast<CXXMethodDecl>(Fn))
+    for (const FieldDecl *F : MD->getParent()->fields())
+      if (isSameOrDerivedFrom(recordOf(F->getType()), names::Device))
+        return true;
+  for (const ParmVarDecl *P : Fn->parameters())
+    if (isSameOrDerivedFrom(recordOf(P->getType()), names::Device))
+      return true;
+  if (!Fn->getBody())
+    return false;
+  auto DeviceValue = expr(anyOf(hasType(cxxRecordDecl(hasName(names::Device))), hasType(enumDecl(hasName(names::DeviceType)))));
+  auto Evidence = match(
+      findAll(expr(anyOf(matchers::tensorMethodCall({"cuda"}), matchers::moduleMethodCall({"cuda"}),
+                         callExpr(callee(functionDecl(hasAnyName("::torch::cuda::is_available",
+                                                                 "::torch::cuda::device_count",
+                                                                 "::torch::cuda::synchronize")))),
+                         DeviceValue))
+                  .bind("e")),
+      *Fn->getBody(), Ctx);
+  return llvm::any_of(Evidence, [&](const BoundNodes &B) {
+    const Expr *E = B.getNodeAs<Expr>("e")->IgnoreImplicit();
+    // A local's value, and a copy of it, are judged where the value is made.
+    if (const auto *C = dyn_cast<CXXConstructExpr>(E);
+        C && C->getNumArgs() == 1 && isSameOrDerivedFrom(recordOf(C->getArg(0)->getType()), names::Device))
+      E = C->getArg(0)->IgnoreImplicit();
+    if (const auto *Ref = dyn_cast<DeclRefExpr>(E); Ref && isa<VarDecl>(Ref->getDecl()) &&
+                                                  cast<VarDecl>(Ref->getDecl())->hasLocalStorage() &&
+                                                  !isa<ParmVarDecl>(Ref->getDecl()))
+      return false;
+    // A device built here, or a DeviceType: only one other than the CPU counts.
+    if (E->getType()->isEnumeralType() || isa<CXXConstructExpr>(E))
+      return deviceKind(E, Ctx) != DeviceKind::Host;
+    return true;
+  });
+}
+} // namespace
+
+bool AutogradModel::mayUseAccelerator(const Stmt *S) {
+  auto Shows = [&](const FunctionDecl *Fn) {
+    auto [It, Inserted] = P->ShowsAccelerator.try_emplace(Fn, false);
+    if (Inserted)
+      It->second = showsAccelerator(Fn, Ctx);
+    return It->second;
+  };
+  llvm::SmallPtrSet<const FunctionDecl *, 8> Seen;
+  std::function<bool(const FunctionDecl *, unsigned)> Around = [&](const FunctionDecl *Fn, unsigned Depth) {
+    if (!Fn || !Seen.insert(Fn).second)
+      return false;
+    if (Shows(Fn))
+      return true;
+    if (Depth == 0)
+      return false;
+    for (const CallExpr *Call : callersOf(Fn))
+      if (Around(outermostFunction(Call), Depth - 1))
+        return true;
+    return false;
+  };
+  return S && Around(outermostFunction(S), Opts.CallDepth + 1);
 }
 
 } // namespace torchtidy

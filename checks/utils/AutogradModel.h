@@ -240,6 +240,13 @@ public:
   /// left unresolved in a template nobody instantiates (recognised by name).
   std::optional<InplaceOp> inplaceOp(const clang::Expr *E);
 
+  // ---- devices -----------------------------------------------------------------------------
+  /// Whether the code around \p S may put tensors on an accelerator: S's function or one of
+  /// its callers (up to depth() + 1 levels: the helpers of a loop, the loop's function and
+  /// its callers) shows a device that is not the CPU (deviceKind), a torch::Device parameter,
+  /// field or call, `.cuda()`, or a CUDA query. False for plainly CPU-only code.
+  bool mayUseAccelerator(const clang::Stmt *S);
+
   // ---- loops -------------------------------------------------------------------------------
   /// The innermost loop whose body contains \p S (through lambdas defined in it), or null.
   const clang::Stmt *enclosingLoop(const clang::Stmt *S);
@@ -250,11 +257,16 @@ public:
   llvm::ArrayRef<LoopEvent> eventsIn(const clang::Stmt *Root);
   /// The statements that are event \p K: resolved calls, or, in a template nobody
   /// instantiates, calls by name (ZeroGrad: anything that clears gradients, see gradClearing).
+  /// Forward: a model forward (matchers::moduleForwardCall), not one of LibTorch's
+  /// parameter-free modules (isParameterFreeModule), which records nothing of its own.
   static StmtMatcher event(LoopEventKind K);
   /// The statements of \p Root that run event \p K (see eventsIn), each once.
   llvm::SmallVector<const clang::Stmt *, 4> sitesIn(const clang::Stmt *Root, LoopEventKind K);
   /// The innermost training loop around \p S, in its function or around a caller.
   const clang::Stmt *trainingLoopOf(const clang::Stmt *S);
+  /// The first event of one of \p Kinds that \p Loop runs at its own level: in its body outside
+  /// nested loops, directly or in a helper that does not loop around it; null when none.
+  const LoopEvent *ownLevelEvent(const clang::Stmt *Loop, llvm::ArrayRef<LoopEventKind> Kinds);
   /// Whether \p Loop runs one of \p Kinds on each of its own iterations, directly or through a
   /// helper that does not loop itself (an epoch loop around the batch loop does not).
   bool runsEachIteration(const clang::Stmt *Loop, llvm::ArrayRef<LoopEventKind> Kinds);
@@ -264,12 +276,17 @@ public:
   LoopSite loopRunning(const clang::Stmt *S, llvm::ArrayRef<LoopEventKind> Kinds);
   /// How often \p S runs per iteration of \p Loop (encoding of LoopEvent::Every). `if (i % k)`
   /// (also `if (enabled && i % k)`) skips one iteration in k: its then-branch counts as every
-  /// iteration.
+  /// iteration. A condition the same on every iteration (sameEveryIteration: `if (verbose)`)
+  /// runs its branch on all iterations or none: it counts as every iteration.
   unsigned everyNth(const clang::Stmt *S, const clang::Stmt *Loop);
   /// The loop that runs \p S on every one of its iterations: the innermost loop around \p S
-  /// when nothing guards \p S in it, or else, when \p S is in no loop of its function, the loop
-  /// that calls that function on every iteration (following callers up to depth()).
-  std::optional<PerIteration> perIterationLoop(const clang::Stmt *S);
+  /// (any loop, or one that runs one of \p Kinds at its own level, see runsEachIteration), or
+  /// else, when \p S is in no such loop of its function, the loop that calls that function
+  /// (following callers up to depth()). None when a condition on the way from \p S to that
+  /// loop, in the helpers too, may differ between iterations (everyNth is not 1): an
+  /// interval, a step counter, a helper's parameter. A switch the same on every iteration
+  /// (`if (verbose)`) is no such condition.
+  std::optional<PerIteration> perIterationLoop(const clang::Stmt *S, llvm::ArrayRef<LoopEventKind> Kinds = {});
   /// Whether each iteration of \p Loop is a step: it runs backward() or step() at its own level
   /// (directly or in a helper with no loop of its own), or a model forward when no loop nested
   /// in it trains. An epoch, fold or sweep loop around a step loop is not.
@@ -279,7 +296,8 @@ public:
   bool isLoopInvariant(const clang::Expr *E, const clang::Stmt *Loop);
   /// Whether \p E has the same value on every iteration of \p Loop: every variable and field
   /// it reads is loop-invariant or a local of the loop initialised from such values only, and
-  /// it calls no user function (which might return something new each time).
+  /// it calls no user function (which might return something new each time). The locals and
+  /// parameters of a helper the loop calls are computed per call: they are not.
   bool sameEveryIteration(const clang::Expr *E, const clang::Stmt *Loop);
   /// Every variable and field \p E reads is invariant in \p Loop (see isLoopInvariant);
   /// literals and constants are. The locals and parameters of a function the loop is not in

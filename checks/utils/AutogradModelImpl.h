@@ -41,6 +41,8 @@ struct AutogradModel::Impl {
   llvm::DenseMap<const clang::Stmt *, std::vector<LoopEvent>> Events;
   /// Scanning the whole unit for a field's assignments is costly: once per field.
   llvm::DenseMap<const clang::FieldDecl *, FieldDefs> Fields;
+  /// Whether a function's own code shows tensors on an accelerator (see mayUseAccelerator).
+  llvm::DenseMap<const clang::FunctionDecl *, bool> ShowsAccelerator;
   /// ModelOptions::TrainingCallNames, compiled on first use.
   std::optional<llvm::Regex> TrainingCallNames;
 };

@@ -7,6 +7,7 @@
 
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/SmallVector.h"
+#include "llvm/Support/Regex.h"
 
 using namespace clang;
 using namespace clang::ast_matchers;
@@ -156,6 +157,22 @@ int gradModeEffect(const VarDecl *VD) {
   return Enabled ? -1 : 1;
 }
 
+DeviceKind deviceKind(const Expr *E, ASTContext &Ctx) {
+  E = E->IgnoreImplicit();
+  if (const auto *Construct = dyn_cast<CXXConstructExpr>(E); Construct && Construct->getNumArgs() >= 1 &&
+      isSameOrDerivedFrom(recordOf(Construct->getType()), names::Device)) {
+    // Device(kCPU), Device(kCUDA, 0), Device("cuda:0").
+    E = Construct->getArg(0)->IgnoreImplicit();
+    if (const auto *Str = dyn_cast<StringLiteral>(E->IgnoreUnlessSpelledInSource()))
+      return Str->getString().startswith("cpu") ? DeviceKind::Host : DeviceKind::Accelerator;
+  }
+  const auto *Enum = E->getType()->getAs<EnumType>();
+  Expr::EvalResult R;
+  if (Enum && Enum->getDecl()->getName() == "DeviceType" && !E->isValueDependent() && E->EvaluateAsInt(R, Ctx))
+    return R.Val.getInt() == 0 /* DeviceType::CPU */ ? DeviceKind::Host : DeviceKind::Accelerator;
+  return DeviceKind::Unknown;
+}
+
 namespace matchers {
 
 clang::ast_matchers::internal::Matcher<CXXRecordDecl> moduleClass() { return isModuleRecordMatcher(); }
@@ -174,11 +191,62 @@ clang::ast_matchers::internal::BindableMatcher<Stmt> optimizerMethodCall(std::ve
       callee(cxxMethodDecl(hasAnyName(Names), ofClass(isOptimizerRecordMatcher()))));
 }
 
+namespace {
+/// The module a call left unresolved by its dependent arguments runs on: the base of
+/// `m->forward(x)` or the module of `m(x)`, when its own type is a module (not dependent).
+const Expr *dependentCallModule(const CallExpr *Call) {
+  if (isa<CXXMemberCallExpr, CXXOperatorCallExpr>(Call))
+    return nullptr;
+  const Expr *Callee = Call->getCallee()->IgnoreParenImpCasts();
+  const Expr *Obj = Callee;
+  if (const auto *M = dyn_cast<MemberExpr>(Callee))
+    Obj = M->getBase();
+  else if (const auto *M = dyn_cast<UnresolvedMemberExpr>(Callee))
+    Obj = M->isImplicitAccess() ? nullptr : M->getBase();
+  else if (isa<CXXDependentScopeMemberExpr>(Callee))
+    return nullptr;
+  return Obj && !Obj->isTypeDependent() && isModuleType(Obj->getType()) ? Obj : nullptr;
+}
+
+/// `model->forward(batch.data)` / `model(batch.data)` left unresolved by their arguments.
+AST_MATCHER(CallExpr, dependentModuleForward) {
+  const Expr *Obj = dependentCallModule(&Node);
+  if (!Obj)
+    return false;
+  const Expr *Callee = Node.getCallee()->IgnoreParenImpCasts();
+  if (Callee == Obj)
+    return true;
+  if (const auto *M = dyn_cast<MemberExpr>(Callee)) {
+    const auto *MD = dyn_cast<CXXMethodDecl>(M->getMemberDecl());
+    return MD && MD->getIdentifier() && MD->getName() == "forward";
+  }
+  return dependentMemberName(Callee) == "forward";
+}
+
+/// T for a ModuleHolder<T> (or a class derived from one, like torch::nn::Linear), else null.
+const CXXRecordDecl *heldModule(const CXXRecordDecl *RD, unsigned Depth = 3) {
+  if (!RD)
+    return nullptr;
+  if (const auto *Spec = dyn_cast<ClassTemplateSpecializationDecl>(RD);
+      Spec && Spec->getName() == "ModuleHolder" && Spec->getTemplateArgs().size() == 1 &&
+      Spec->getTemplateArgs()[0].getKind() == TemplateArgument::Type)
+    return Spec->getTemplateArgs()[0].getAsType()->getAsCXXRecordDecl();
+  RD = RD->getDefinition();
+  if (!RD || Depth == 0)
+    return nullptr;
+  for (const CXXBaseSpecifier &Base : RD->bases())
+    if (const CXXRecordDecl *Held = heldModule(recordOf(Base.getType()), Depth - 1))
+      return Held;
+  return nullptr;
+}
+} // namespace
+
 clang::ast_matchers::internal::BindableMatcher<Stmt> moduleForwardCall() {
   return stmt(anyOf(
       cxxMemberCallExpr(callee(cxxMethodDecl(hasName("forward"), ofClass(moduleClass())))),
       cxxOperatorCallExpr(hasOverloadedOperatorName("()"),
-                          callee(cxxMethodDecl(ofClass(moduleClass()))))));
+                          callee(cxxMethodDecl(ofClass(moduleClass())))),
+      callExpr(dependentModuleForward())));
 }
 
 clang::ast_matchers::internal::BindableMatcher<Stmt> backwardCall() {
@@ -357,6 +425,32 @@ bool isUninstantiatedPattern(const FunctionDecl *Fn) {
         return Outer->isDependentContext() ? isUninstantiatedPattern(Outer) : true;
   }
   return Fn->getDescribedFunctionTemplate() != nullptr;
+}
+
+const CXXRecordDecl *forwardedModule(const Stmt *Forward) {
+  const auto *Call = dyn_cast<CallExpr>(Forward);
+  if (!Call)
+    return nullptr;
+  const CXXRecordDecl *RD = nullptr;
+  if (const auto *MD = dyn_cast_or_null<CXXMethodDecl>(Call->getDirectCallee()))
+    RD = MD->getParent();
+  else if (const Expr *Obj = matchers::dependentCallModule(Call))
+    RD = Obj->getType()->isPointerType() ? Obj->getType()->getPointeeType()->getAsCXXRecordDecl()
+                                         : recordOf(Obj->getType());
+  if (const CXXRecordDecl *Held = matchers::heldModule(RD))
+    return Held;
+  return RD;
+}
+
+bool isParameterFreeModule(const CXXRecordDecl *RD) {
+  static const llvm::Regex Names(
+      "^(.*Loss|ReLU6?|LeakyReLU|R?ReLU|P?ReLU|C?ELU|SELU|GELU|GLU|SiLU|Mish|Sigmoid|Tanh|"
+      "Softmax2?d?|Softmin|LogSoftmax|LogSigmoid|Softplus|Softshrink|Softsign|Hardshrink|"
+      "Hardtanh|Tanhshrink|Threshold|(Feature)?(Alpha)?Dropout[23]?d?|Flatten|Unflatten|"
+      "Identity|(Adaptive)?(Max|Avg)Pool[123]d|LPPool[12]d|MaxUnpool[123]d|Upsample|"
+      "Pixel(Un)?[Ss]huffle|(Zero|Reflection|Replication|Constant)Pad[123]d|CosineSimilarity|"
+      "PairwiseDistance|Fold|Unfold|ChannelShuffle)Impl$");
+  return RD && RD->getIdentifier() && isInSystemHeader(RD) && Names.match(RD->getName());
 }
 
 StringRef dependentMemberName(const Expr *Callee) {

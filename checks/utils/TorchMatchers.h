@@ -47,6 +47,13 @@ bool isInSystemHeader(const clang::Decl *D);
 /// -1 if it re-enables it (AutoGradMode(true), InferenceMode(false)), 0 otherwise.
 int gradModeEffect(const clang::VarDecl *VD);
 
+/// Where a device value points.
+enum class DeviceKind { Host, Accelerator, Unknown };
+/// The device a torch::Device or DeviceType expression names: `torch::kCPU`,
+/// `torch::Device(torch::kCPU)` and `torch::Device("cpu")` the host; `torch::kCUDA`,
+/// `Device(kCUDA, 0)`, `"cuda:1"` an accelerator; a variable, parameter or call: unknown.
+DeviceKind deviceKind(const clang::Expr *E, clang::ASTContext &Ctx);
+
 // ---- AST matchers ------------------------------------------------------------------------
 
 namespace matchers {
@@ -71,7 +78,8 @@ clang::ast_matchers::internal::BindableMatcher<clang::Stmt> tensorMethodCall(std
 clang::ast_matchers::internal::BindableMatcher<clang::Stmt> moduleMethodCall(std::vector<llvm::StringRef> Names);
 /// `opt.name()` / `opt->name()` on an optimizer, for any of \p Names.
 clang::ast_matchers::internal::BindableMatcher<clang::Stmt> optimizerMethodCall(std::vector<llvm::StringRef> Names);
-/// A module forward: `m->forward(x)`, `m(x)` on a TORCH_MODULE holder, `module.forward(inputs)`.
+/// A module forward: `m->forward(x)`, `m(x)` on a TORCH_MODULE holder, `module.forward(inputs)`;
+/// also left unresolved by dependent arguments on an object whose type is a module.
 clang::ast_matchers::internal::BindableMatcher<clang::Stmt> moduleForwardCall();
 /// `t.backward()` or `torch::autograd::backward(...)`.
 clang::ast_matchers::internal::BindableMatcher<clang::Stmt> backwardCall();
@@ -125,6 +133,12 @@ const clang::Stmt *findReachable(const clang::Stmt *Root,
 /// Whether \p Fn is, or is nested in, a template pattern with no instantiation in this
 /// translation unit: the only place its code can be analysed, as written and by name.
 bool isUninstantiatedPattern(const clang::FunctionDecl *Fn);
+/// The module class a forward (see matchers::moduleForwardCall) runs: the callee's class, or
+/// T for `holder(x)` on a ModuleHolder<T>; null when unknown.
+const clang::CXXRecordDecl *forwardedModule(const clang::Stmt *Forward);
+/// One of LibTorch's losses, activations, pooling, dropout and reshaping modules: they own
+/// no parameters and record a graph only when their inputs already carry one.
+bool isParameterFreeModule(const clang::CXXRecordDecl *RD);
 /// The member a call names when it cannot be resolved yet: `x.name(...)` with dependent
 /// arguments or on an object of dependent type. Empty when \p Callee is not such a member.
 llvm::StringRef dependentMemberName(const clang::Expr *Callee);

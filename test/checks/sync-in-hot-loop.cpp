@@ -285,3 +285,55 @@ void positiveNanCheckButRarePrint(Net model, torch::optim::SGD &opt, torch::Devi
     opt.step();
   }
 }
+
+// An explicit CPU device is no accelerator: this code is plainly CPU-only.
+void negativeExplicitCpuDevice(Net model, torch::optim::SGD &opt, torch::Tensor x) {
+  torch::Device device(torch::kCPU);
+  model->to(device);
+  for (int i = 0; i < 100; ++i) {
+    opt.zero_grad();
+    auto loss = model->forward(x.to(device)).sum();
+    loss.backward();
+    opt.step();
+    std::printf("%f\n", loss.item<float>());
+    // ALL: :[[@LINE-1]]:30: warning: 'item()' synchronizes the host with the device on every iteration
+  }
+}
+
+// The helper's switch is a parameter the caller computes per step: an interval guard.
+void logIf(bool now, const torch::Tensor &loss) {
+  if (now)
+    std::cout << loss.item<float>() << "\n";
+}
+
+void negativeSwitchFromCaller(Net model, torch::optim::SGD &opt, torch::Device device, torch::Tensor x) {
+  for (int64_t step = 0; step < 100; ++step) {
+    opt.zero_grad();
+    auto loss = model->forward(x.to(device)).sum();
+    loss.backward();
+    opt.step();
+    logIf(step % 100 == 0, loss);
+  }
+}
+
+// The device is chosen two calls up; the step and its sync are in helpers.
+void stepOnce(Net &model, torch::optim::SGD &opt, torch::Tensor x) {
+  opt.zero_grad();
+  auto loss = model->forward(x).sum();
+  loss.backward();
+  opt.step();
+  std::printf("%f\n", loss.item<float>());
+  // CHECK: :[[@LINE-1]]:28: warning: 'item()' synchronizes the host with the device on every training step
+  // CHECK: :[[@LINE+6]]:5: note: called on every training step here
+  // CHECK: :[[@LINE+4]]:3: note: loop starts here
+}
+
+void runEpoch(Net &model, torch::optim::SGD &opt, const std::vector<torch::Tensor> &xs) {
+  for (const auto &x : xs)
+    stepOnce(model, opt, x);
+}
+
+void positiveDeviceInCaller(Net model, torch::optim::SGD &opt, std::vector<torch::Tensor> xs) {
+  model->to(torch::kCUDA);
+  runEpoch(model, opt, xs);
+}

@@ -217,6 +217,21 @@ void redetached(Net &net, torch::Tensor x, bool c) {
 template <typename Batch> void by_name(Net &net, Batch &batch) {
   auto dep_out = net->forward(batch.data);
   auto dep_detached = net->forward(batch.data).detach();
+  auto dep_called = net(batch.data);
+}
+void metrics(std::vector<torch::Tensor> &preds, torch::Tensor y) {
+  torch::nn::MSELoss criterion;
+  torch::nn::ReLU relu;
+  for (auto &p : preds)
+    auto metric = criterion(relu(p), y);
+}
+void score(Net &net, torch::Tensor x) { auto scored = net(x); }
+void scores(Net &net, torch::Tensor x) {
+  for (int i = 0; i < 3; ++i) {
+    for (int j = 0; j < 2; ++j)
+      auto inner_scored = net(x);
+    score(net, x);
+  }
 }
 void options_in_loop(torch::Device options_device) {
   for (int i = 0; i < 3; ++i) {
@@ -509,6 +524,23 @@ TEST_F(AutogradModelTest, LoopKindsAndEvents) {
   EXPECT_EQ(Zero->Site, callOf("train_step", "train"));
   EXPECT_NE(Zero->Call, Zero->Site);
   EXPECT_EQ(model().loop(loopIn("evaluate")).Kind, LoopKind::Eval);
+  // LibTorch's parameter-free modules (losses, activations) run no model forward.
+  EXPECT_FALSE(model().loop(loopIn("metrics")).has(LoopEventKind::Forward));
+  EXPECT_EQ(model().loop(loopIn("metrics")).Kind, LoopKind::Other);
+  // A forward left unresolved by its dependent argument is one; its object is the module.
+  EXPECT_FALSE(match(AutogradModel::event(LoopEventKind::Forward), *var("dep_called")->getInit(), ctx()).empty());
+  CallShape Called = model().callShape(cast<CallExpr>(var("dep_called")->getInit()->IgnoreUnlessSpelledInSource()));
+  EXPECT_EQ(entityOf(Called.Object), cast<ValueDecl>(function("by_name")->getParamDecl(0)));
+}
+
+TEST_F(AutogradModelTest, OwnLevelEvent) {
+  // The nested loop's forward is the inner loop's; the helper call runs one at the outer level.
+  const LoopEvent *Own = model().ownLevelEvent(loopIn("scores"), {LoopEventKind::Forward});
+  ASSERT_NE(Own, nullptr);
+  EXPECT_EQ(Own->Site, callOf("score", "scores"));
+  EXPECT_NE(Own->Call, Own->Site);
+  EXPECT_EQ(model().ownLevelEvent(loopIn("scores"), {LoopEventKind::Backward}), nullptr);
+  EXPECT_TRUE(model().runsEachIteration(loopIn("scores"), {LoopEventKind::Forward}));
 }
 
 TEST_F(AutogradModelTest, EventsIn) {
