@@ -349,9 +349,9 @@ int main(int argc, const char **argv) {
   for (const Problem &Pr : P->Problems)
     Report.Notifications.push_back({Pr.Kind, Pr.File, Pr.Message, {}});
   // A header's findings come once from every TU that includes it, their wording possibly
-  // differing per instantiation: one finding per check, header and line (the first TU's).
-  // Findings without a place (clang-tidy-config) are kept once per run, told apart by text.
-  std::set<std::tuple<std::string, std::string, unsigned, unsigned, std::string>> Seen;
+  // differing per instantiation: one finding per check, header, line and column (the first
+  // TU's). Findings without a place (clang-tidy-config) are kept once per run, told apart by text.
+  std::set<std::tuple<std::string, std::string, unsigned, unsigned, unsigned, std::string>> Seen;
   for (WorkerOutcome &O : Outcomes) {
     JobResult &R = O.Result;
     StringRef Subject = R.Header.empty() ? R.File : R.Header;
@@ -376,8 +376,8 @@ int main(int argc, const char **argv) {
     for (Finding &F : R.Findings) {
       const Span &W = F.Primary.Where;
       bool InHeader = !W.File.empty() && W.File != R.File;
-      if (!Seen.insert({F.Check, W.File, InHeader ? W.Line : 0, InHeader ? 0 : F.Primary.Offset,
-                        InHeader ? "" : F.Primary.Text})
+      if (!Seen.insert({F.Check, W.File, InHeader ? W.Line : 0, InHeader ? W.Column : 0,
+                        InHeader ? 0 : F.Primary.Offset, InHeader ? "" : F.Primary.Text})
                .second)
         continue;
       Report.Findings.push_back(std::move(F));
