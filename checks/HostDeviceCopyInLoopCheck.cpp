@@ -18,44 +18,11 @@ enum class Target { None, Host, Device };
 
 const Expr *strip(const Expr *E) { return E ? E->IgnoreUnlessSpelledInSource() : nullptr; }
 
-/// Where a device argument points: the CPU is the host, any other device (or one not known
-/// here) the accelerator.
-Target deviceTarget(const Expr *Arg, ASTContext &Ctx) {
-  return deviceKind(Arg, Ctx) == DeviceKind::Host ? Target::Host : Target::Device;
-}
-
-/// What a `.to(...)` / `.cuda()` / `.cpu()` call does: a device move (and where), or
-/// nothing this check cares about (dtype-only conversions, `to(other_tensor)`).
+/// What a `.to(...)` / `.cuda()` / `.cpu()` call does: a device move to the host or to the
+/// accelerator (a device not known here counts as one), or nothing this check cares about.
 Target moveTarget(const CXXMemberCallExpr *Call, ASTContext &Ctx) {
-  StringRef Name = Call->getMethodDecl()->getName();
-  if (Name == "cuda")
-    return Target::Device;
-  if (Name == "cpu")
-    return Target::Host;
-  if (Name != "to" || Call->getNumArgs() == 0)
-    return Target::None;
-  const Expr *Arg = Call->getArg(0)->IgnoreImplicit();
-  // x.to(device) converts the Device / DeviceType implicitly to TensorOptions.
-  if (const auto *Construct = dyn_cast<CXXConstructExpr>(Arg);
-      Construct && !isa<CXXTemporaryObjectExpr>(Construct) && Construct->getNumArgs() == 1 &&
-      isSameOrDerivedFrom(recordOf(Construct->getType()), names::TensorOptions))
-    Arg = Construct->getArg(0)->IgnoreImplicit();
-  const CXXRecordDecl *RD = recordOf(Arg->getType());
-  if (RD && isSameOrDerivedFrom(RD, names::Device))
-    return deviceTarget(Arg, Ctx);
-  if (const auto *Enum = Arg->getType()->getAs<EnumType>();
-      Enum && Enum->getDecl()->getName() == "DeviceType")
-    return deviceTarget(Arg, Ctx);
-  if (RD && isSameOrDerivedFrom(RD, names::TensorOptions)) {
-    // Explicit options move only when they name a device: TensorOptions().device(d).
-    auto Dev = match(findAll(cxxMemberCallExpr(callee(cxxMethodDecl(hasName("device")))).bind("d")),
-                     *Arg, Ctx);
-    if (Dev.empty())
-      return Target::None;
-    const auto *DevCall = Dev.front().getNodeAs<CXXMemberCallExpr>("d");
-    return DevCall->getNumArgs() ? deviceTarget(DevCall->getArg(0), Ctx) : Target::Device;
-  }
-  return Target::None;
+  std::optional<DeviceKind> To = deviceMoveOf(Call, Ctx);
+  return !To ? Target::None : *To == DeviceKind::Host ? Target::Host : Target::Device;
 }
 
 bool declaredInside(const Decl *D, const Stmt *Loop, const SourceManager &SM) {

@@ -19,10 +19,10 @@ const std::vector<StringRef> DataDependentMethods(std::begin(names::DataDependen
 const std::vector<StringRef> DataDependentFunctions(std::begin(names::DataDependentFunctions),
                                                    std::end(names::DataDependentFunctions));
 
-/// A call in a template nobody instantiates, to a member named one of \p Names.
-AST_MATCHER_P(CallExpr, dependentMemberCall, std::vector<StringRef>, Names) {
-  StringRef Name = dependentMemberName(Node.getCallee());
-  return !Name.empty() && llvm::is_contained(Names, Name);
+/// `t.cpu()`, `t.to(torch::kCPU)`: a copy of a tensor to the host.
+bool isHostCopy(const Expr *E, ASTContext &Ctx) {
+  const auto *Call = dyn_cast<CXXMemberCallExpr>(E);
+  return Call && deviceMoveOf(Call, Ctx) == DeviceKind::Host;
 }
 
 /// What a matched call is, for the message; empty when it does not synchronize.
@@ -34,6 +34,8 @@ std::string describe(const Expr *Sync, AutogradModel &Model) {
     return "";
   if (Name == "synchronize")
     return "'torch::cuda::synchronize()'";
+  if (Name == "to") // `.to(torch::kCPU)`: a copy to the host, like `.cpu()`
+    return isHostCopy(Sync, Model.context()) ? "'to()' to the host" : "";
   return "'" + Name.str() + "()'";
 }
 
@@ -45,13 +47,13 @@ const Expr *operandOf(const Expr *Sync, AutogradModel &Model) {
 }
 
 /// Whether a call is itself a synchronizing tensor operation (host copy, item, data-dependent size).
-bool isSyncingOp(const Expr *E) {
+bool isSyncingOp(const Expr *E, ASTContext &Ctx) {
   const auto *Call = dyn_cast<CallExpr>(E);
   const FunctionDecl *FD = Call ? Call->getDirectCallee() : nullptr;
   if (!FD || !FD->getIdentifier())
     return false;
   if (isa<CXXMemberCallExpr>(Call))
-    return isTensorMethod(FD, {"cpu", "item"}) || isTensorMethod(FD, DataDependentMethods);
+    return isHostCopy(Call, Ctx) || isTensorMethod(FD, {"item"}) || isTensorMethod(FD, DataDependentMethods);
   return llvm::any_of(DataDependentFunctions,
                       [&](StringRef N) { return FD->getQualifiedNameAsString() == N.drop_front(2); });
 }
@@ -76,10 +78,10 @@ bool isHostFactoryCall(const Expr *E) {
 
 /// Whether the tensor \p E plainly lives on the host: it went through another synchronizing
 /// op (reported there) or a local initialised so, following the chain of tensor methods.
-bool plainlyOnHost(const Expr *E, unsigned Depth = 0) {
+bool plainlyOnHost(const Expr *E, ASTContext &Ctx, unsigned Depth = 0) {
   while (E && Depth++ < 8) {
     E = E->IgnoreUnlessSpelledInSource();
-    if (isSyncingOp(E))
+    if (isSyncingOp(E, Ctx))
       return true;
     if (const auto *M = dyn_cast<CXXMemberCallExpr>(E);
         M && isTensorMethod(M->getMethodDecl(), {M->getMethodDecl()->getName()}) &&
@@ -93,7 +95,7 @@ bool plainlyOnHost(const Expr *E, unsigned Depth = 0) {
       const auto *VD = dyn_cast<VarDecl>(DRE->getDecl());
       if (VD && VD->isLocalVarDecl() && VD->getInit() && !VD->getType()->isReferenceType() &&
           isTensorType(VD->getType()))
-        return plainlyOnHost(VD->getInit(), Depth);
+        return plainlyOnHost(VD->getInit(), Ctx, Depth);
     }
     return false;
   }
@@ -167,13 +169,15 @@ void SyncInHotLoopCheck::registerMatchers(MatchFinder *Finder) {
   TorchCheck::registerMatchers(Finder);
   std::vector<StringRef> Methods = {"item", "cpu"};
   Methods.insert(Methods.end(), DataDependentMethods.begin(), DataDependentMethods.end());
+  std::vector<StringRef> Resolved = Methods;
+  Resolved.push_back("to"); // to the host only (see describe)
   std::vector<StringRef> Functions = {"::torch::cuda::synchronize", "::cudaDeviceSynchronize"};
   Functions.insert(Functions.end(), DataDependentFunctions.begin(), DataDependentFunctions.end());
   Finder->addMatcher(
       expr(unless(isExpansionInSystemHeader()),
-           anyOf(matchers::tensorMethodCall(Methods),
+           anyOf(matchers::tensorMethodCall(Resolved),
                  callExpr(unless(cxxMemberCallExpr()), callee(functionDecl(hasAnyName(Functions)))),
-                 callExpr(dependentMemberCall(Methods)),
+                 callExpr(matchers::dependentMemberCall(Methods)),
                  cxxOperatorCallExpr(hasOverloadedOperatorName("<<"), hasArgument(1, matchers::isTensorExpr()))))
           .bind("sync"),
       this);
@@ -189,7 +193,7 @@ void SyncInHotLoopCheck::check(const MatchFinder::MatchResult &Result) {
   AutogradModel &Model = model(Ctx);
   std::string What = describe(Sync, Model);
   const Expr *Operand = operandOf(Sync, Model);
-  if (What.empty() || (Operand && plainlyOnHost(Operand)))
+  if (What.empty() || (Operand && plainlyOnHost(Operand, Ctx)))
     return;
   if (isa<CallExpr>(Sync) && !cast<CallExpr>(Sync)->getDirectCallee() && !isa<CXXOperatorCallExpr>(Sync)) {
     // Read by name only where no instantiation shows the resolved call.

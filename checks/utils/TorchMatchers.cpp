@@ -173,6 +173,39 @@ DeviceKind deviceKind(const Expr *E, ASTContext &Ctx) {
   return DeviceKind::Unknown;
 }
 
+std::optional<DeviceKind> deviceMoveOf(const CXXMemberCallExpr *Call, ASTContext &Ctx) {
+  const CXXMethodDecl *MD = Call->getMethodDecl();
+  static const StringRef Moves[] = {"cuda", "cpu", "to"};
+  if (!MD || !MD->getIdentifier() || !llvm::is_contained(Moves, MD->getName()) ||
+      !(isTensorMethod(MD, Moves) || isModuleType(QualType(MD->getParent()->getTypeForDecl(), 0))))
+    return std::nullopt;
+  if (MD->getName() == "cuda")
+    return DeviceKind::Accelerator;
+  if (MD->getName() == "cpu")
+    return DeviceKind::Host;
+  if (Call->getNumArgs() == 0)
+    return std::nullopt;
+  const Expr *Arg = Call->getArg(0)->IgnoreImplicit();
+  // x.to(device) converts the Device / DeviceType implicitly to TensorOptions.
+  if (const auto *Construct = dyn_cast<CXXConstructExpr>(Arg);
+      Construct && !isa<CXXTemporaryObjectExpr>(Construct) && Construct->getNumArgs() == 1 &&
+      isSameOrDerivedFrom(recordOf(Construct->getType()), names::TensorOptions))
+    Arg = Construct->getArg(0)->IgnoreImplicit();
+  const CXXRecordDecl *RD = recordOf(Arg->getType());
+  const auto *Enum = Arg->getType()->getAs<EnumType>();
+  if ((RD && isSameOrDerivedFrom(RD, names::Device)) || (Enum && Enum->getDecl()->getName() == "DeviceType"))
+    return deviceKind(Arg, Ctx);
+  if (RD && isSameOrDerivedFrom(RD, names::TensorOptions)) {
+    // Explicit options move only when they name a device: TensorOptions().device(d).
+    auto Dev = match(findAll(cxxMemberCallExpr(callee(cxxMethodDecl(hasName("device")))).bind("d")), *Arg, Ctx);
+    if (Dev.empty())
+      return std::nullopt;
+    const auto *DevCall = Dev.front().getNodeAs<CXXMemberCallExpr>("d");
+    return DevCall->getNumArgs() ? deviceKind(DevCall->getArg(0), Ctx) : DeviceKind::Unknown;
+  }
+  return std::nullopt;
+}
+
 namespace matchers {
 
 clang::ast_matchers::internal::Matcher<CXXRecordDecl> moduleClass() { return isModuleRecordMatcher(); }

@@ -20,6 +20,7 @@
 #include "llvm/ADT/StringRef.h"
 
 #include <functional>
+#include <optional>
 #include <vector>
 
 namespace torchtidy {
@@ -53,6 +54,10 @@ enum class DeviceKind { Host, Accelerator, Unknown };
 /// `torch::Device(torch::kCPU)` and `torch::Device("cpu")` the host; `torch::kCUDA`,
 /// `Device(kCUDA, 0)`, `"cuda:1"` an accelerator; a variable, parameter or call: unknown.
 DeviceKind deviceKind(const clang::Expr *E, clang::ASTContext &Ctx);
+/// Where a tensor's (or module's) method call moves it: `.cuda()` to an accelerator, `.cpu()` to the
+/// host, `.to(d)` / `.to(TensorOptions().device(d))` to deviceKind(d). None when it moves
+/// nothing (a dtype-only `.to(torch::kFloat)`, `.to(other_tensor)`, another method).
+std::optional<DeviceKind> deviceMoveOf(const clang::CXXMemberCallExpr *Call, clang::ASTContext &Ctx);
 
 // ---- AST matchers ------------------------------------------------------------------------
 

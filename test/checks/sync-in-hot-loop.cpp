@@ -337,3 +337,19 @@ void positiveDeviceInCaller(Net model, torch::optim::SGD &opt, std::vector<torch
   model->to(torch::kCUDA);
   runEpoch(model, opt, xs);
 }
+
+// A copy to the host spelled with to(): like cpu(). A dtype conversion or a move to the
+// device is none.
+void positiveToHost(Net model, torch::optim::SGD &opt, torch::Device device, torch::Tensor x) {
+  for (int i = 0; i < 100; ++i) {
+    opt.zero_grad();
+    auto out = model->forward(x.to(device));
+    auto loss = out.sum();
+    loss.backward();
+    opt.step();
+    auto preview = out.detach().to(torch::kCPU, torch::kUInt8);
+    // CHECK: :[[@LINE-1]]:33: warning: 'to()' to the host synchronizes the host with the device on every training step
+    auto half = out.detach().to(torch::kHalf);
+    auto back = half.to(device);
+  }
+}

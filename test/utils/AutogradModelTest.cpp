@@ -225,6 +225,20 @@ void metrics(std::vector<torch::Tensor> &preds, torch::Tensor y) {
   for (auto &p : preds)
     auto metric = criterion(relu(p), y);
 }
+void on_cpu(torch::Tensor x) {
+  torch::Device cpu_dev(torch::kCPU);
+  auto to_host = x.to(torch::kCPU, torch::kUInt8);
+  auto to_half = x.to(torch::kHalf);
+  auto to_var = x.to(cpu_dev);
+}
+void on_gpu(torch::Tensor x) { auto to_gpu = x.cuda(); }
+void cpu_helper(torch::Tensor x) { auto in_cpu_helper = x * 2; }
+void cpu_only_caller(torch::Tensor x) { cpu_helper(x); }
+void gpu_helper(torch::Tensor x) { auto in_gpu_helper = x * 2; }
+void gpu_caller(Net &net, torch::Tensor x) {
+  net->to(torch::Device("cuda:0"));
+  gpu_helper(x);
+}
 void score(Net &net, torch::Tensor x) { auto scored = net(x); }
 void scores(Net &net, torch::Tensor x) {
   for (int i = 0; i < 3; ++i) {
@@ -531,6 +545,21 @@ TEST_F(AutogradModelTest, LoopKindsAndEvents) {
   EXPECT_FALSE(match(AutogradModel::event(LoopEventKind::Forward), *var("dep_called")->getInit(), ctx()).empty());
   CallShape Called = model().callShape(cast<CallExpr>(var("dep_called")->getInit()->IgnoreUnlessSpelledInSource()));
   EXPECT_EQ(entityOf(Called.Object), cast<ValueDecl>(function("by_name")->getParamDecl(0)));
+}
+
+TEST_F(AutogradModelTest, Devices) {
+  auto Move = [](StringRef Name) {
+    return deviceMoveOf(cast<CXXMemberCallExpr>(var(Name)->getInit()->IgnoreUnlessSpelledInSource()), ctx());
+  };
+  EXPECT_EQ(Move("to_host"), DeviceKind::Host);
+  EXPECT_EQ(Move("to_half"), std::nullopt); // a dtype conversion moves nothing
+  EXPECT_EQ(Move("to_var"), DeviceKind::Unknown);
+  EXPECT_EQ(Move("to_gpu"), DeviceKind::Accelerator);
+  EXPECT_EQ(deviceKind(var("cpu_dev")->getInit(), ctx()), DeviceKind::Host);
+  // A CPU device is no accelerator; a device chosen in a caller is.
+  EXPECT_FALSE(model().mayUseAccelerator(declOf("to_half")));
+  EXPECT_FALSE(model().mayUseAccelerator(declOf("in_cpu_helper")));
+  EXPECT_TRUE(model().mayUseAccelerator(declOf("in_gpu_helper")));
 }
 
 TEST_F(AutogradModelTest, OwnLevelEvent) {
