@@ -108,6 +108,31 @@ bool looksLikeLoss(const Expr *E, unsigned Depth = 0) {
   return false;
 }
 
+/// The parameter of \p Helper that \p Value is or views (`images`, `images[i]`,
+/// `images.select(0, i)`): what the caller passes is what gets stored.
+const ParmVarDecl *parameterViewed(const Expr *Value, const FunctionDecl *Helper) {
+  for (unsigned Steps = 0; Value && Steps < 8; ++Steps) {
+    Value = Value->IgnoreUnlessSpelledInSource();
+    if (const auto *Ref = dyn_cast<DeclRefExpr>(Value)) {
+      const auto *P = dyn_cast<ParmVarDecl>(Ref->getDecl());
+      return P && P->getDeclContext() == Helper ? P : nullptr;
+    }
+    if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Value);
+        Op && Op->getOperator() == OO_Subscript && isTensorType(Op->getArg(0)->getType())) {
+      Value = Op->getArg(0);
+      continue;
+    }
+    const auto *Call = dyn_cast<CXXMemberCallExpr>(Value);
+    const CXXMethodDecl *MD = Call ? Call->getMethodDecl() : nullptr;
+    if (!MD || !MD->getIdentifier() ||
+        !(MD->getName() == "index" || llvm::is_contained(names::ViewOps, MD->getName())) ||
+        !isTensorMethod(MD, {MD->getName()}))
+      return nullptr;
+    Value = Call->getImplicitObjectArgument();
+  }
+  return nullptr;
+}
+
 /// Whether a postfix `.detach()` needs parentheses around \p E.
 bool needsParens(const Expr *E) {
   E = E->IgnoreImplicit();
@@ -157,10 +182,12 @@ void LossStoredInContainerCheck::check(const MatchFinder::MatchResult &Result) {
   }
   if (!M.outlivesIteration(Root, Loop, Site) || overParameters(Loop) || keepsOneSlot(S->Key, Root, Loop, M))
     return;
+  bool Attached = false;
   for (const Expr *Value : S->Values) {
     OriginResult Origin = storedOrigin(Value, M);
     if (Origin.Kind != TensorOrigin::GraphAttached)
       continue;
+    Attached = true;
     ValueFate Fate = M.fateOf(Root);
     if (Fate == ValueFate::Backpropagated)
       return;
@@ -169,6 +196,10 @@ void LossStoredInContainerCheck::check(const MatchFinder::MatchResult &Result) {
     report(Site, Value, Origin.Source, Loop, nullptr, Fix, Ctx);
     return;
   }
+  // A helper looping over what its caller hands it (the images of a batch) into a container
+  // that outlives the call: judged at the caller's loop, like a store outside any loop.
+  if (!Attached && !InPattern && M.enclosingLoop(Loop) == nullptr)
+    reportThroughCallers(Site, S->Values, Root, Fn, M);
 }
 
 void LossStoredInContainerCheck::reportThroughCallers(const Expr *StoreSite, ArrayRef<const Expr *> Values,
@@ -186,9 +217,8 @@ void LossStoredInContainerCheck::reportThroughCallers(const Expr *StoreSite, Arr
   ASTContext &Ctx = M.context();
   for (const Expr *Value : Values) {
     OriginResult Origin = storedOrigin(Value, M);
-    const auto *ValueRef = dyn_cast<DeclRefExpr>(Value);
-    const auto *ValueParam = ValueRef ? dyn_cast<ParmVarDecl>(ValueRef->getDecl()) : nullptr;
-    if (Origin.Kind != TensorOrigin::GraphAttached && !(ValueParam && ValueParam->getDeclContext() == Helper))
+    const ParmVarDecl *ValueParam = parameterViewed(Value, Helper);
+    if (Origin.Kind != TensorOrigin::GraphAttached && !ValueParam)
       continue;
     for (const CallExpr *Call : M.callersOf(Helper)) {
       const Stmt *Loop = M.enclosingLoop(Call);

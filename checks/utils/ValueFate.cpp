@@ -130,6 +130,9 @@ private:
             Found = true;
             return;
           }
+          // A detached copy backpropagates into nothing the holder keeps.
+          if (isTensorMethod(Call->getMethodDecl(), {"detach", "data"}))
+            return;
           Cur = Call;
         } else {
           Cur = ME;

@@ -786,3 +786,47 @@ void positiveClearedOnSomePathsOnly(Net &net, torch::Tensor x, bool verbose) {
       recent.clear();
   }
 }
+
+// A replay pool of generated images (CycleGAN's ImagePool, marmikshah/cyclegan-libtorch): the
+// helper loops over the batch it is handed and keeps each image in a member; what it hands
+// back is detached. Called every step with the generator's output, it pins every graph.
+class ImagePool {
+public:
+  torch::Tensor query(torch::Tensor images) {
+    std::vector<torch::Tensor> batch;
+    for (int64_t i = 0; i < images.size(0); ++i) {
+      batch.push_back(images[i].detach().clone());
+      pool_.push_back(images[i]);
+    }
+    return torch::stack(batch);
+  }
+
+private:
+  std::deque<torch::Tensor> pool_;
+};
+
+void positivePoolOfGeneratorOutputs(Net &gen, Net &dis, torch::optim::SGD &opt, torch::Tensor z) {
+  ImagePool pool;
+  for (int step = 0; step < 10; ++step) {
+    opt.zero_grad();
+    auto fake = gen->forward(z);
+    dis->forward(fake).mean().backward();
+    opt.step();
+    auto replay = pool.query(fake);
+    // CHECK: :[[@LINE-1]]:19: warning: graph-attached tensor 'fake' stored in a container inside a loop (by the called function)
+    // CHECK: :[[@LINE-18]]:7: note: the called function stores it here
+    std::cout << dis->forward(replay).mean().item<float>() << "\n";
+  }
+}
+
+void negativePoolOfDetachedOutputs(Net &gen, Net &dis, torch::optim::SGD &opt, torch::Tensor z) {
+  ImagePool pool;
+  for (int step = 0; step < 10; ++step) {
+    opt.zero_grad();
+    auto fake = gen->forward(z);
+    dis->forward(fake).mean().backward();
+    opt.step();
+    auto replay = pool.query(fake.detach());
+    std::cout << dis->forward(replay).mean().item<float>() << "\n";
+  }
+}

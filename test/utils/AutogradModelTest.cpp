@@ -225,6 +225,12 @@ void metrics(std::vector<torch::Tensor> &preds, torch::Tensor y) {
   for (auto &p : preds)
     auto metric = criterion(relu(p), y);
 }
+void detached_reads(Net &net, torch::Tensor x, torch::Tensor w) {
+  std::vector<torch::Tensor> kept_then_detached;
+  kept_then_detached.push_back(net->forward(x));
+  auto read_back = kept_then_detached[0].detach();
+  (read_back * w).sum().backward();
+}
 void on_cpu(torch::Tensor x) {
   torch::Device cpu_dev(torch::kCPU);
   auto to_host = x.to(torch::kCPU, torch::kUInt8);
@@ -706,6 +712,8 @@ TEST_F(AutogradModelTest, ReachesBackward) {
   EXPECT_EQ(model().fateOf(var("records")), ValueFate::Contained);
   // Through a braced return of a module's method: the module's output.
   EXPECT_EQ(model().fateOf(var("chunk_outs")), ValueFate::Backpropagated);
+  // Read back detached: the backward() after it reaches none of the kept graphs.
+  EXPECT_EQ(model().fateOf(var("kept_then_detached")), ValueFate::Contained);
 }
 
 TEST_F(AutogradModelTest, FlowSensitiveOrigin) {
