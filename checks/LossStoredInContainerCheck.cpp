@@ -111,26 +111,11 @@ bool looksLikeLoss(const Expr *E, unsigned Depth = 0) {
 /// The parameter of \p Helper that \p Value is or views (`images`, `images[i]`,
 /// `images.select(0, i)`): what the caller passes is what gets stored.
 const ParmVarDecl *parameterViewed(const Expr *Value, const FunctionDecl *Helper) {
-  for (unsigned Steps = 0; Value && Steps < 8; ++Steps) {
-    Value = Value->IgnoreUnlessSpelledInSource();
-    if (const auto *Ref = dyn_cast<DeclRefExpr>(Value)) {
-      const auto *P = dyn_cast<ParmVarDecl>(Ref->getDecl());
-      return P && P->getDeclContext() == Helper ? P : nullptr;
-    }
-    if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Value);
-        Op && Op->getOperator() == OO_Subscript && isTensorType(Op->getArg(0)->getType())) {
-      Value = Op->getArg(0);
-      continue;
-    }
-    const auto *Call = dyn_cast<CXXMemberCallExpr>(Value);
-    const CXXMethodDecl *MD = Call ? Call->getMethodDecl() : nullptr;
-    if (!MD || !MD->getIdentifier() ||
-        !(MD->getName() == "index" || llvm::is_contained(names::ViewOps, MD->getName())) ||
-        !isTensorMethod(MD, {MD->getName()}))
-      return nullptr;
-    Value = Call->getImplicitObjectArgument();
-  }
-  return nullptr;
+  for (unsigned Steps = 0; Steps < 8 && viewedTensor(Value); ++Steps)
+    Value = viewedTensor(Value);
+  const auto *Ref = dyn_cast<DeclRefExpr>(Value->IgnoreUnlessSpelledInSource());
+  const auto *P = Ref ? dyn_cast<ParmVarDecl>(Ref->getDecl()) : nullptr;
+  return P && P->getDeclContext() == Helper ? P : nullptr;
 }
 
 /// Whether a postfix `.detach()` needs parentheses around \p E.

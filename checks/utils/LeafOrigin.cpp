@@ -226,31 +226,6 @@ bool dependentMarkTurnsOn(const CallExpr *Mark, ASTContext &Ctx) {
          Arg->EvaluateAsBooleanCondition(Value, Ctx) && Value;
 }
 
-/// Views share the base's storage and autograd identity: an in-place op on a view of a
-/// leaf that requires grad throws just as one on the leaf does.
-bool isViewMethod(StringRef Name) {
-  static const llvm::StringSet<> Names = {
-      "select", "slice", "narrow", "view", "view_as", "as_strided", "t", "transpose",
-      "permute", "squeeze", "unsqueeze", "expand", "expand_as", "diagonal", "unfold",
-      "reshape", "reshape_as", "flatten", "unflatten", "contiguous", "real", "imag", "alias",
-      "swapaxes", "swapdims", "movedim", "moveaxis", "mT", "mH", "adjoint"};
-  return Names.contains(Name);
-}
-
-/// `t.index({0, Slice()})` is a view; an index with a tensor in it (masks, index
-/// tensors) gathers into a fresh tensor.
-bool isBasicIndex(const CXXMemberCallExpr *MCE) {
-  for (const Expr *Arg : MCE->arguments()) {
-    auto Tensors = match(findAll(expr(matchers::isTensorExpr(), unless(cxxConstructExpr()),
-                                      unless(materializeTemporaryExpr()))
-                                     .bind("t")),
-                         *Arg, MCE->getMethodDecl()->getASTContext());
-    if (!Tensors.empty())
-      return false;
-  }
-  return true;
-}
-
 const Expr *strip(const Expr *E) {
   while (E) {
     const Expr *Prev = E;
@@ -353,7 +328,9 @@ private:
                    : std::nullopt;
       if (isInplaceName(Name)) // returns its object
         return tensor(Obj, At, Depth + 1);
-      if (isViewMethod(Name) || (Name == "index" && isBasicIndex(MCE)))
+      // Views share the base's storage and autograd identity: an in-place op on a view of a
+      // leaf that requires grad throws just as one on the leaf does.
+      if (viewedTensor(MCE))
         return asView(tensor(Obj, At, Depth + 1));
       return std::nullopt;
     }

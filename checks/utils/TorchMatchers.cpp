@@ -66,6 +66,53 @@ bool isLambdaCallOperator(const Decl *D) {
   return MD && MD->getParent()->isLambda();
 }
 
+/// The module a call left unresolved by its dependent arguments runs on: the base of
+/// `m->forward(x)` or the module of `m(x)`, when its own type is a module (not dependent).
+const Expr *dependentCallModule(const CallExpr *Call) {
+  if (isa<CXXMemberCallExpr, CXXOperatorCallExpr>(Call))
+    return nullptr;
+  const Expr *Callee = Call->getCallee()->IgnoreParenImpCasts();
+  const Expr *Obj = Callee;
+  if (const auto *M = dyn_cast<MemberExpr>(Callee))
+    Obj = M->getBase();
+  else if (const auto *M = dyn_cast<UnresolvedMemberExpr>(Callee))
+    Obj = M->isImplicitAccess() ? nullptr : M->getBase();
+  else if (isa<CXXDependentScopeMemberExpr>(Callee))
+    return nullptr;
+  return Obj && !Obj->isTypeDependent() && isModuleType(Obj->getType()) ? Obj : nullptr;
+}
+
+/// `model->forward(batch.data)` / `model(batch.data)` left unresolved by their arguments.
+AST_MATCHER(CallExpr, dependentModuleForward) {
+  const Expr *Obj = dependentCallModule(&Node);
+  if (!Obj)
+    return false;
+  const Expr *Callee = Node.getCallee()->IgnoreParenImpCasts();
+  if (Callee == Obj)
+    return true;
+  if (const auto *M = dyn_cast<MemberExpr>(Callee)) {
+    const auto *MD = dyn_cast<CXXMethodDecl>(M->getMemberDecl());
+    return MD && MD->getIdentifier() && MD->getName() == "forward";
+  }
+  return dependentMemberName(Callee) == "forward";
+}
+
+/// T for a ModuleHolder<T> (or a class derived from one, like torch::nn::Linear), else null.
+const CXXRecordDecl *heldModule(const CXXRecordDecl *RD, unsigned Depth = 3) {
+  if (!RD)
+    return nullptr;
+  if (const auto *Spec = dyn_cast<ClassTemplateSpecializationDecl>(RD);
+      Spec && Spec->getName() == "ModuleHolder" && Spec->getTemplateArgs().size() == 1 &&
+      Spec->getTemplateArgs()[0].getKind() == TemplateArgument::Type)
+    return Spec->getTemplateArgs()[0].getAsType()->getAsCXXRecordDecl();
+  RD = RD->getDefinition();
+  if (!RD || Depth == 0)
+    return nullptr;
+  for (const CXXBaseSpecifier &Base : RD->bases())
+    if (const CXXRecordDecl *Held = heldModule(recordOf(Base.getType()), Depth - 1))
+      return Held;
+  return nullptr;
+}
 } // namespace
 
 DynTypedNode parentOf(const DynTypedNode &N, ASTContext &Ctx) {
@@ -157,6 +204,26 @@ int gradModeEffect(const VarDecl *VD) {
   return Enabled ? -1 : 1;
 }
 
+const Expr *viewedTensor(const Expr *E) {
+  E = E->IgnoreUnlessSpelledInSource();
+  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E);
+      Op && Op->getOperator() == OO_Subscript && isTensorType(Op->getArg(0)->getType()))
+    return Op->getArg(0);
+  const auto *Call = dyn_cast<CXXMemberCallExpr>(E);
+  const CXXMethodDecl *MD = Call ? Call->getMethodDecl() : nullptr;
+  if (!MD || !MD->getIdentifier() || !isTensorMethod(MD, {MD->getName()}))
+    return nullptr;
+  if (MD->getName() == "index") {
+    for (const Expr *Arg : Call->arguments())
+      if (!match(findAll(expr(matchers::isTensorExpr(), unless(cxxConstructExpr()), unless(materializeTemporaryExpr()))),
+                 *Arg, MD->getASTContext())
+               .empty())
+        return nullptr;
+    return Call->getImplicitObjectArgument();
+  }
+  return llvm::is_contained(names::ViewOps, MD->getName()) ? Call->getImplicitObjectArgument() : nullptr;
+}
+
 DeviceKind deviceKind(const Expr *E, ASTContext &Ctx) {
   E = E->IgnoreImplicit();
   if (const auto *Construct = dyn_cast<CXXConstructExpr>(E); Construct && Construct->getNumArgs() >= 1 &&
@@ -224,55 +291,6 @@ clang::ast_matchers::internal::BindableMatcher<Stmt> optimizerMethodCall(std::ve
       callee(cxxMethodDecl(hasAnyName(Names), ofClass(isOptimizerRecordMatcher()))));
 }
 
-namespace {
-/// The module a call left unresolved by its dependent arguments runs on: the base of
-/// `m->forward(x)` or the module of `m(x)`, when its own type is a module (not dependent).
-const Expr *dependentCallModule(const CallExpr *Call) {
-  if (isa<CXXMemberCallExpr, CXXOperatorCallExpr>(Call))
-    return nullptr;
-  const Expr *Callee = Call->getCallee()->IgnoreParenImpCasts();
-  const Expr *Obj = Callee;
-  if (const auto *M = dyn_cast<MemberExpr>(Callee))
-    Obj = M->getBase();
-  else if (const auto *M = dyn_cast<UnresolvedMemberExpr>(Callee))
-    Obj = M->isImplicitAccess() ? nullptr : M->getBase();
-  else if (isa<CXXDependentScopeMemberExpr>(Callee))
-    return nullptr;
-  return Obj && !Obj->isTypeDependent() && isModuleType(Obj->getType()) ? Obj : nullptr;
-}
-
-/// `model->forward(batch.data)` / `model(batch.data)` left unresolved by their arguments.
-AST_MATCHER(CallExpr, dependentModuleForward) {
-  const Expr *Obj = dependentCallModule(&Node);
-  if (!Obj)
-    return false;
-  const Expr *Callee = Node.getCallee()->IgnoreParenImpCasts();
-  if (Callee == Obj)
-    return true;
-  if (const auto *M = dyn_cast<MemberExpr>(Callee)) {
-    const auto *MD = dyn_cast<CXXMethodDecl>(M->getMemberDecl());
-    return MD && MD->getIdentifier() && MD->getName() == "forward";
-  }
-  return dependentMemberName(Callee) == "forward";
-}
-
-/// T for a ModuleHolder<T> (or a class derived from one, like torch::nn::Linear), else null.
-const CXXRecordDecl *heldModule(const CXXRecordDecl *RD, unsigned Depth = 3) {
-  if (!RD)
-    return nullptr;
-  if (const auto *Spec = dyn_cast<ClassTemplateSpecializationDecl>(RD);
-      Spec && Spec->getName() == "ModuleHolder" && Spec->getTemplateArgs().size() == 1 &&
-      Spec->getTemplateArgs()[0].getKind() == TemplateArgument::Type)
-    return Spec->getTemplateArgs()[0].getAsType()->getAsCXXRecordDecl();
-  RD = RD->getDefinition();
-  if (!RD || Depth == 0)
-    return nullptr;
-  for (const CXXBaseSpecifier &Base : RD->bases())
-    if (const CXXRecordDecl *Held = heldModule(recordOf(Base.getType()), Depth - 1))
-      return Held;
-  return nullptr;
-}
-} // namespace
 
 clang::ast_matchers::internal::BindableMatcher<Stmt> moduleForwardCall() {
   return stmt(anyOf(
@@ -467,10 +485,10 @@ const CXXRecordDecl *forwardedModule(const Stmt *Forward) {
   const CXXRecordDecl *RD = nullptr;
   if (const auto *MD = dyn_cast_or_null<CXXMethodDecl>(Call->getDirectCallee()))
     RD = MD->getParent();
-  else if (const Expr *Obj = matchers::dependentCallModule(Call))
+  else if (const Expr *Obj = dependentCallModule(Call))
     RD = Obj->getType()->isPointerType() ? Obj->getType()->getPointeeType()->getAsCXXRecordDecl()
                                          : recordOf(Obj->getType());
-  if (const CXXRecordDecl *Held = matchers::heldModule(RD))
+  if (const CXXRecordDecl *Held = heldModule(RD))
     return Held;
   return RD;
 }

@@ -48,6 +48,12 @@ bool isInSystemHeader(const clang::Decl *D);
 /// -1 if it re-enables it (AutoGradMode(true), InferenceMode(false)), 0 otherwise.
 int gradModeEffect(const clang::VarDecl *VD);
 
+/// The tensor \p E is a view of (sharing its storage and autograd identity): the object of
+/// `t.view(...)` and the other names::ViewOps, of a basic `t.index({0, Slice()})` (no tensor
+/// among the indices: masks and index tensors gather into a new tensor), `t` of `t[i]`; null
+/// when \p E is no view.
+const clang::Expr *viewedTensor(const clang::Expr *E);
+
 /// Where a device value points.
 enum class DeviceKind { Host, Accelerator, Unknown };
 /// The device a torch::Device or DeviceType expression names: `torch::kCPU`,

@@ -123,7 +123,8 @@ inline constexpr llvm::StringLiteral NonOwningViews[] = {"span", "basic_string_v
 inline constexpr llvm::StringLiteral ViewOps[] = {
     "view", "reshape", "permute", "transpose", "unsqueeze", "squeeze", "slice", "narrow", "select",
     "expand", "flatten", "t", "as_strided", "view_as", "unflatten", "contiguous", "requires_grad_",
-    "set_requires_grad", "unsqueeze_", "squeeze_", "transpose_", "unfold", "diagonal", "movedim", "alias"};
+    "set_requires_grad", "unsqueeze_", "squeeze_", "transpose_", "unfold", "diagonal", "movedim", "alias",
+    "reshape_as", "expand_as", "real", "imag", "swapaxes", "swapdims", "moveaxis", "mT", "mH", "adjoint"};
 /// Standard containers (class names in namespace std) that keep what is stored in them.
 inline constexpr llvm::StringLiteral StdContainers[] = {
     "vector", "deque", "list", "forward_list", "array", "map", "multimap", "unordered_map",
