@@ -22,7 +22,7 @@ namespace torchtidy::driver {
 namespace {
 
 /// Bumped whenever the entry layout or the meaning of a key changes.
-constexpr const char *ResultFormat = "torchtidy-result-cache/1";
+constexpr const char *ResultFormat = "torchtidy-result-cache/2";
 
 void notice(const Twine &Msg) {
   if (!Quiet)
@@ -139,6 +139,44 @@ std::string inputPath(StringRef Path, StringRef Base) {
   return std::string(P);
 }
 
+std::string lookupOutcome(StringRef Path) {
+  SmallString<256> Real;
+  sys::fs::file_status St;
+  if (sys::fs::real_path(Path, Real) || sys::fs::status(Real, St))
+    return "";
+  return (sys::fs::is_directory(St) ? "d " : "f ") + std::string(Real);
+}
+
+bool lookupsHold(const json &Lookups) {
+  for (const json &L : Lookups)
+    if (lookupOutcome(L.at(0).get<std::string>()) != L.at(1).get<std::string>())
+      return false;
+  return true;
+}
+
+void LookupRecorder::record(const Twine &Path, bool Found) {
+  SmallString<256> Abs;
+  Path.toVector(Abs);
+  if (makeAbsolute(Abs))
+    return;
+  // Only the first outcome counts: the compiler's file manager asks once and remembers.
+  auto [It, New] = Lookups.try_emplace(std::string(Abs));
+  if (New && Found)
+    It->second = lookupOutcome(Abs);
+}
+
+ErrorOr<vfs::Status> LookupRecorder::status(const Twine &Path) {
+  ErrorOr<vfs::Status> S = ProxyFileSystem::status(Path);
+  record(Path, bool(S));
+  return S;
+}
+
+ErrorOr<std::unique_ptr<vfs::File>> LookupRecorder::openFileForRead(const Twine &Path) {
+  ErrorOr<std::unique_ptr<vfs::File>> F = ProxyFileSystem::openFileForRead(Path);
+  record(Path, bool(F));
+  return F;
+}
+
 std::optional<std::string> FileHasher::hash(StringRef Path) {
   sys::fs::file_status St;
   if (sys::fs::status(Path, St) || !sys::fs::is_regular_file(St))
@@ -173,6 +211,8 @@ std::unique_ptr<ResultCache> ResultCache::open() {
   }
   std::unique_ptr<ResultCache> C(new ResultCache(std::string(Abs)));
   C->ToolIdentity = toolIdentity();
+  SmallString<256> Real;
+  C->RealDir = sys::fs::real_path(Abs, Real) ? std::string(Abs) : std::string(Real);
   return C;
 }
 
@@ -228,6 +268,8 @@ std::optional<JobResult> ResultCache::replay(StringRef Key) {
       if (!H || *H != In.at(1).get<std::string>())
         return std::nullopt;
     }
+    if (!lookupsHold(E.at("lookups")))
+      return std::nullopt;
     JobResult R = E.at("result").get<JobResult>();
     markUsed(Path);
     return R;
@@ -241,9 +283,13 @@ void ResultCache::store(StringRef Key, const JobResult &R, sys::TimePoint<> Star
   if (Key.empty() || !R.Analyzed)
     return;
   json Inputs = json::array();
+  // Preambles live here and are keyed by their own inputs and lookups, which are listed as
+  // well.
+  auto InCache = [&](StringRef Path) {
+    return Path.startswith(Dir + "/") || Path.startswith(RealDir + "/");
+  };
   for (const std::string &In : R.Inputs) {
-    // Preambles live here and are keyed by their own inputs, which are listed as well.
-    if (StringRef(In).startswith(Dir + "/"))
+    if (InCache(In))
       continue;
     sys::fs::file_status St;
     if (sys::fs::status(In, St) || St.getLastModificationTime() >= Started)
@@ -253,10 +299,16 @@ void ResultCache::store(StringRef Key, const JobResult &R, sys::TimePoint<> Star
       return;
     Inputs.push_back({In, *H});
   }
+  json Lookups = json::array();
+  for (const auto &[Path, Outcome] : R.Lookups)
+    if (!InCache(Path))
+      Lookups.push_back({Path, Outcome});
   JobResult Entry = R;
   Entry.Inputs.clear();
+  Entry.Lookups.clear();
   Entry.Preamble.clear();
-  json E = {{"format", ResultFormat}, {"key", Key}, {"inputs", Inputs}, {"result", Entry}};
+  json E = {{"format", ResultFormat}, {"key", Key}, {"inputs", Inputs}, {"lookups", Lookups},
+            {"result", Entry}};
   if (Error Err = writeAtomically(entryPath(Key), toCbor(E)))
     notice("cannot store a cache entry: " + toString(std::move(Err)));
   else

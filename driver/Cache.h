@@ -9,8 +9,10 @@
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/Chrono.h"
 #include "llvm/Support/Error.h"
+#include "llvm/Support/VirtualFileSystem.h"
 
 #include <atomic>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -45,6 +47,34 @@ void markUsed(llvm::StringRef Path);
 /// compiler's `/../lib/gcc/x86_64-linux-gnu/12/../../../../include` is /usr/include, not
 /// /include. Falls back to the lexical form when the file does not exist.
 std::string inputPath(llvm::StringRef Path, llvm::StringRef Base = "");
+
+/// What looking up \p Path finds now: "f " or "d " and the real path of the file or
+/// directory it names (symbolic links and `..` resolved), or "" when nothing is there.
+/// The outcomes of every lookup a parse made, with the contents of the files it read, prove
+/// that parsing again would read the same files: a header that now shadows another earlier
+/// on the search path, a `__has_include` target that appeared, a retargeted link all change
+/// an outcome.
+std::string lookupOutcome(llvm::StringRef Path);
+
+/// Whether every lookup of \p Lookups (pairs of an absolute path and its outcome) still
+/// has its recorded outcome.
+bool lookupsHold(const nlohmann::json &Lookups);
+
+/// Records every path the compiler looks up through it, found or not, with the outcome
+/// (lookupOutcome) at the time of the lookup.
+class LookupRecorder : public llvm::vfs::ProxyFileSystem {
+public:
+  explicit LookupRecorder(llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> FS)
+      : ProxyFileSystem(std::move(FS)) {}
+  llvm::ErrorOr<llvm::vfs::Status> status(const llvm::Twine &Path) override;
+  llvm::ErrorOr<std::unique_ptr<llvm::vfs::File>> openFileForRead(const llvm::Twine &Path) override;
+  /// Absolute path -> outcome.
+  const std::map<std::string, std::string> &lookups() const { return Lookups; }
+
+private:
+  void record(const llvm::Twine &Path, bool Found);
+  std::map<std::string, std::string> Lookups;
+};
 
 /// Content hashes of files, memoized within one process; a memo is reused only while the
 /// file's size and modification time are unchanged, so an edit during the run is seen.
@@ -90,6 +120,8 @@ private:
   std::string entryPath(llvm::StringRef Key) const;
   std::optional<JobResult> replay(llvm::StringRef Key);
   std::string Dir;
+  /// Dir with its symbolic links resolved, as the recorded inputs name it.
+  std::string RealDir;
   std::string ToolIdentity;
   FileHasher Hasher;
 };

@@ -222,6 +222,27 @@ void applyBaseline(RunReport &R, const StringSet<> &Known) {
   R.Findings = std::move(Kept);
 }
 
+/// Makes the fix-its of \p D edit the files that symbolic links name: clang-tidy writes a
+/// new file in place of the one it fixes, which would turn a linked source into a copy.
+static void fixThroughLinks(clang::tooling::DiagnosticMessage &D, StringRef BuildDir) {
+  StringMap<clang::tooling::Replacements> Fixes;
+  for (const auto &Entry : D.Fix) {
+    StringRef Path = Entry.getKey();
+    SmallString<256> Abs(Path), Real;
+    if (!sys::path::is_absolute(Abs)) {
+      Abs = BuildDir;
+      sys::path::append(Abs, Path);
+    }
+    sys::path::remove_dots(Abs, /*remove_dot_dot=*/true);
+    std::string Target =
+        !sys::fs::real_path(Abs, Real) && Real != Abs ? std::string(Real) : Path.str();
+    for (const clang::tooling::Replacement &Rep : Entry.getValue())
+      consumeError(Fixes[Target].add(clang::tooling::Replacement(
+          Target, Rep.getOffset(), Rep.getLength(), Rep.getReplacementText())));
+  }
+  D.Fix = std::move(Fixes);
+}
+
 Error emitText(const RunReport &R, clang::tidy::ClangTidyContext &Context,
                clang::tidy::FixBehaviour Fix, StringRef StdoutPath, StringRef ReportName) {
   std::optional<StdoutRedirect> Redirect;
@@ -234,6 +255,12 @@ Error emitText(const RunReport &R, clang::tidy::ClangTidyContext &Context,
   std::vector<clang::tidy::ClangTidyError> Errors;
   for (const Finding &F : R.Findings)
     Errors.push_back(toClangTidyError(F));
+  if (Fix != clang::tidy::FB_NoFix)
+    for (clang::tidy::ClangTidyError &E : Errors) {
+      fixThroughLinks(E.Message, E.BuildDirectory);
+      for (clang::tooling::DiagnosticMessage &N : E.Notes)
+        fixThroughLinks(N, E.BuildDirectory);
+    }
   unsigned WarningsAsErrors = 0;
   clang::tidy::handleErrors(Errors, Context, Fix, WarningsAsErrors, vfs::getRealFileSystem());
   return flushStdout(ReportName);

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace torchtidy::driver {
@@ -63,6 +64,9 @@ struct JobResult {
   std::vector<Finding> Findings;
   /// Every file the analysis read (absolute): what the result cache validates.
   std::vector<std::string> Inputs;
+  /// Every path the analysis looked up, found or not, with what it found (lookupOutcome in
+  /// Cache.h): what decided which files it read.
+  std::vector<std::pair<std::string, std::string>> Lookups;
   /// "built" or "used" when the analysis loaded an automatic preamble (Preamble.h).
   std::string Preamble;
 };
@@ -80,7 +84,8 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Message, Text, FilePath, Offset,
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Finding, Check, Level, Primary, Notes,
                                                 BuildDirectory, WarningAsError, Aliases)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(JobResult, File, Header, Analyzed, Problem,
-                                                DowngradedStd, Findings, Inputs, Preamble)
+                                                DowngradedStd, Findings, Inputs, Lookups,
+                                                Preamble)
 
 } // namespace torchtidy::driver
 

@@ -328,8 +328,10 @@ int runWorker(const Job &J, StringRef OutPath) {
     return 2;
   }
   ClangTidyContext Context(std::move(*Provider));
-  IntrusiveRefCntPtr<vfs::OverlayFileSystem> FS(
-      new vfs::OverlayFileSystem(vfs::getRealFileSystem()));
+  // Every lookup on disk is recorded (an editor's unsaved buffer, above it, is never
+  // cached): the result cache replays this analysis only while each has the same outcome.
+  IntrusiveRefCntPtr<LookupRecorder> Disk(new LookupRecorder(vfs::getRealFileSystem()));
+  IntrusiveRefCntPtr<vfs::OverlayFileSystem> FS(new vfs::OverlayFileSystem(Disk));
 
   if (!J.Overlay.empty()) {
     ErrorOr<std::unique_ptr<MemoryBuffer>> Text = MemoryBuffer::getFile(J.Overlay);
@@ -420,6 +422,7 @@ int runWorker(const Job &J, StringRef OutPath) {
       Result.Inputs.push_back(inputPath(FE->getName(), BuildDir));
   Result.Inputs.insert(Result.Inputs.end(), Factory.Preamble.Inputs.begin(),
                        Factory.Preamble.Inputs.end());
+  Result.Lookups.assign(Disk->lookups().begin(), Disk->lookups().end());
   Result.Preamble = Factory.Preamble.How == PreambleUse::Built  ? "built"
                     : Factory.Preamble.How == PreambleUse::Used ? "used"
                                                                 : "";

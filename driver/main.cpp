@@ -94,7 +94,8 @@ std::vector<WorkerOutcome> runJobs(const std::vector<Job> &Jobs, StringRef Self,
   auto RunOne = [&](size_t I, unsigned Slot) {
     WorkerOutcome &Out = Outcomes[I];
     std::string Key = Cache ? Cache->key(Jobs[I]) : "";
-    if (Cache)
+    // --fix edits files: it applies only what an analysis of them saw just now.
+    if (Cache && !Fix && !FixNotes)
       if (std::optional<JobResult> Hit = Cache->lookup(Key)) {
         Out.Result = std::move(*Hit);
         ReportProgress(I);
