@@ -4,6 +4,8 @@
 #include "clang/Basic/SourceManager.h"
 #include "clang/Frontend/CompilerInstance.h"
 #include "clang/Frontend/FrontendActions.h"
+#include "clang/Lex/HeaderSearch.h"
+#include "clang/Lex/Lexer.h"
 #include "clang/Lex/PPCallbacks.h"
 #include "clang/Lex/Preprocessor.h"
 #include "clang/Lex/PreprocessorOptions.h"
@@ -16,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include <optional>
+#include <set>
 
 using namespace clang;
 using namespace llvm;
@@ -26,122 +29,276 @@ namespace torchtidy::driver {
 namespace {
 
 /// Bumped whenever the manifest layout or the meaning of a key changes.
-constexpr const char *PreambleFormat = "torchtidy-preamble/1";
+constexpr const char *PreambleFormat = "torchtidy-preamble/2";
 
-struct IncludeBlock {
-  /// The header the preamble is built from: one `#include <...>` per line of the block.
-  std::string Header;
-  /// The main file with the block's directives replaced by spaces.
-  std::string Blanked;
-};
-
-/// The leading `#include <...>` lines of \p Text, with comments and blank lines between
-/// them. Anything else (a quoted include, a macro definition, a conditional, code) ends
-/// the block: what follows may depend on it, or be a project header whose findings count.
-std::optional<IncludeBlock> leadingAngleIncludes(StringRef Text) {
-  IncludeBlock B;
-  B.Blanked = Text.str();
-  size_t I = 0;
-  while (I < Text.size()) {
-    StringRef Rest = Text.substr(I);
-    if (isSpace(Rest.front())) {
-      ++I;
-      continue;
-    }
-    size_t LineEnd = std::min(Text.find('\n', I), Text.size());
-    StringRef Line = Text.slice(I, LineEnd).rtrim('\r');
-    if (Line.endswith("\\"))
-      break;
-    if (Rest.startswith("//")) {
-      I = LineEnd;
-      continue;
-    }
-    if (Rest.startswith("/*")) {
-      size_t Close = Text.find("*/", I + 2);
-      if (Close == StringRef::npos)
-        break;
-      I = Close + 2;
-      continue;
-    }
-    StringRef D = Line;
-    if (!D.consume_front("#"))
-      break;
-    D = D.ltrim(" \t");
-    if (!D.consume_front("include"))
-      break;
-    D = D.ltrim(" \t");
-    size_t Close = D.find('>');
-    if (!D.startswith("<") || Close == StringRef::npos)
-      break;
-    StringRef After = D.drop_front(Close + 1).ltrim(" \t");
-    if (!After.empty() && !After.startswith("//"))
-      break;
-    B.Header += ("#include " + D.take_front(Close + 1) + "\n").str();
-    std::fill(B.Blanked.begin() + I, B.Blanked.begin() + I + Line.size(), ' ');
-    I = LineEnd;
-  }
-  if (B.Header.empty())
-    return std::nullopt;
-  return B;
+bool isLibTorchInclude(StringRef Spelled) {
+  return Spelled.startswith("torch/") || Spelled.startswith("ATen/");
 }
 
-/// Everything the preamble depends on besides its headers' contents: the full cc1
-/// configuration (language, target, macros, search paths) and the working directory
-/// that relative search paths are resolved against.
-std::string preambleKey(const CompilerInvocation &Invocation, StringRef Header,
-                        StringRef WorkingDir) {
-  CompilerInvocation Config(Invocation);
-  Config.getFrontendOpts().Inputs.clear();
-  Config.getFrontendOpts().OutputFile.clear();
-  Config.getDependencyOutputOpts() = DependencyOutputOptions();
-  Config.getCodeGenOpts().MainFileName.clear();
+/// What a translation unit does before its first LibTorch include, in a plain parse.
+struct Region {
+  /// The TU reaches a LibTorch header found in a system directory.
+  bool Found = false;
+  /// Nothing before that include rules the preamble out.
+  bool Sound = true;
+  /// The include as written (`torch/torch.h`) and the file it names (inputPath).
+  std::string Anchor, AnchorFile;
+  /// Macros that project files define or test before it: the LibTorch headers must not
+  /// name them, or the preamble (built without them) could differ from the plain parse.
+  std::set<std::string> Names;
+  /// System headers read before it. Each must be in the preamble: an include-once header
+  /// is then skipped by the main parse, as the plain parse skips LibTorch's own include of
+  /// it; one made to be read repeatedly (<stddef.h>, <assert.h>) is read again in both, in
+  /// the same macro state (no macro the LibTorch headers name differs before them).
+  std::vector<std::string> SystemFiles;
+};
+
+/// Watches the plain parse up to the first LibTorch include. Project files there may hold
+/// only comments, include guards, `#pragma once` and includes: anything else would be read
+/// after the preamble in the main parse (and see LibTorch's declarations and macros).
+class RegionScan : public PPCallbacks {
+public:
+  RegionScan(Preprocessor &PP, Region &R) : SM(PP.getSourceManager()), R(R) {}
+
+  void InclusionDirective(SourceLocation HashLoc, const Token &, StringRef FileName,
+                          bool IsAngled, CharSourceRange, OptionalFileEntryRef File, StringRef,
+                          StringRef, const Module *, SrcMgr::CharacteristicKind Kind) override {
+    if (R.Found || !File || !isLibTorchInclude(FileName) || !SrcMgr::isSystem(Kind))
+      return;
+    R.Found = true;
+    R.Anchor = FileName.str();
+    R.AnchorFile = inputPath(File->getName(), workingDir());
+    // Every file that includes it is read partly before the preamble, partly after.
+    for (SourceLocation L = HashLoc; L.isValid(); L = SM.getIncludeLoc(SM.getFileID(L)))
+      if (SM.isInSystemHeader(L))
+        R.Sound = false;
+  }
+
+  void FileChanged(SourceLocation Loc, FileChangeReason Reason, SrcMgr::CharacteristicKind Kind,
+                   FileID) override {
+    if (Reason != EnterFile || R.Found)
+      return;
+    if (SrcMgr::isSystem(Kind))
+      if (const FileEntry *FE = SM.getFileEntryForID(SM.getFileID(Loc)))
+        R.SystemFiles.push_back(inputPath(FE->getName(), workingDir()));
+  }
+
+  void MacroDefined(const Token &Name, const MacroDirective *) override {
+    named(Name.getLocation(), Name);
+  }
+  void MacroUndefined(const Token &Name, const MacroDefinition &, const MacroDirective *) override {
+    unsound(Name.getLocation());
+  }
+  void Ifdef(SourceLocation Loc, const Token &Name, const MacroDefinition &) override {
+    named(Loc, Name);
+  }
+  void Ifndef(SourceLocation Loc, const Token &Name, const MacroDefinition &) override {
+    named(Loc, Name);
+  }
+  void Defined(const Token &Name, const MacroDefinition &, SourceRange) override {
+    named(Name.getLocation(), Name);
+  }
+  void Elifdef(SourceLocation Loc, const Token &Name, const MacroDefinition &) override {
+    named(Loc, Name);
+  }
+  void Elifndef(SourceLocation Loc, const Token &Name, const MacroDefinition &) override {
+    named(Loc, Name);
+  }
+  // An #if may name a macro the LibTorch headers define, which is undefined before them.
+  void If(SourceLocation Loc, SourceRange, ConditionValueKind) override { unsound(Loc); }
+  void Elif(SourceLocation Loc, SourceRange, ConditionValueKind, SourceLocation) override {
+    unsound(Loc);
+  }
+  void MacroExpands(const Token &Name, const MacroDefinition &, SourceRange,
+                    const MacroArgs *) override {
+    unsound(Name.getLocation());
+  }
+  void PragmaDirective(SourceLocation Loc, PragmaIntroducerKind) override {
+    if (!inProjectFile(Loc))
+      return;
+    // `#pragma once` only: others (pack, push_macro, diagnostics) carry state across.
+    StringRef Rest = StringRef(SM.getCharacterData(Loc)).split('\n').first;
+    Rest = Rest.ltrim(" \t#").drop_front(StringRef("pragma").size()).ltrim(" \t");
+    if (!Rest.startswith("once"))
+      R.Sound = false;
+  }
+
+  /// A token of the program itself before the LibTorch include.
+  void token(const Token &Tok) { unsound(Tok.getLocation()); }
+
+private:
+  bool inSystemFile(SourceLocation Loc) const {
+    return SM.isInSystemHeader(SM.getExpansionLoc(Loc));
+  }
+  /// In the main file or a project header (not the predefines and command-line macros: the
+  /// preamble is built with them).
+  bool inProjectFile(SourceLocation Loc) const {
+    Loc = SM.getExpansionLoc(Loc);
+    return !R.Found && Loc.isValid() && SM.getFileEntryForID(SM.getFileID(Loc)) &&
+           !SM.isInSystemHeader(Loc);
+  }
+  void unsound(SourceLocation Loc) {
+    if (inProjectFile(Loc))
+      R.Sound = false;
+  }
+  void named(SourceLocation Loc, const Token &Name) {
+    if (inProjectFile(Loc) && Name.getIdentifierInfo())
+      R.Names.insert(Name.getIdentifierInfo()->getName().str());
+  }
+  std::string workingDir() const {
+    ErrorOr<std::string> WD =
+        SM.getFileManager().getVirtualFileSystem().getCurrentWorkingDirectory();
+    return WD ? *WD : "";
+  }
+
+  SourceManager &SM;
+  Region &R;
+};
+
+/// Preprocesses the main file up to its first LibTorch include (and on to the first token
+/// after it, a few headers into LibTorch, which the callbacks no longer count).
+class ScanAction : public PreprocessorFrontendAction {
+public:
+  Region R;
+
+protected:
+  void ExecuteAction() override {
+    Preprocessor &PP = getCompilerInstance().getPreprocessor();
+    auto Scan = std::make_unique<RegionScan>(PP, R);
+    RegionScan &S = *Scan;
+    PP.addPPCallbacks(std::move(Scan));
+    PP.EnterMainSourceFile();
+    Token Tok;
+    for (PP.Lex(Tok); Tok.isNot(tok::eof) && !R.Found; PP.Lex(Tok))
+      S.token(Tok);
+  }
+};
+
+/// The configuration the preamble is built with: the TU's, less what cannot change how the
+/// LibTorch headers parse (inputs, outputs, diagnostics, code generation), less the
+/// project's own -I and -iquote directories (returned in \p UserDirs, made absolute): with
+/// them the preamble would differ from project to project. That they shadow none of the
+/// headers the preamble includes is checked on every use.
+std::shared_ptr<CompilerInvocation> preambleConfig(const CompilerInvocation &Invocation,
+                                                   StringRef WorkingDir,
+                                                   std::vector<std::string> &UserDirs) {
+  auto Config = std::make_shared<CompilerInvocation>(Invocation);
+  Config->getFrontendOpts().Inputs.clear();
+  Config->getFrontendOpts().OutputFile.clear();
+  Config->getDependencyOutputOpts() = DependencyOutputOptions();
+  DiagnosticOptions &Diag = Config->getDiagnosticOpts();
+  const DiagnosticOptions Fresh;
+#define DIAGOPT(Name, Bits, Default) Diag.Name = Fresh.Name;
+#define ENUM_DIAGOPT(Name, Type, Bits, Default) Diag.set##Name(Fresh.get##Name());
+#include "clang/Basic/DiagnosticOptions.def"
+  Diag.Warnings.clear();
+  Diag.Remarks.clear();
+  Diag.DiagnosticLogFile.clear();
+  Diag.DiagnosticSerializationFile.clear();
+  Config->getCodeGenOpts() = CodeGenOptions();
+  HeaderSearchOptions &HSO = Config->getHeaderSearchOpts();
+  auto Absolute = [&](std::string &Path) {
+    SmallString<256> P(Path);
+    if (!P.empty() && !sys::path::is_absolute(P)) {
+      P = WorkingDir;
+      sys::path::append(P, Path);
+      sys::path::remove_dots(P);
+    }
+    Path = std::string(P);
+  };
+  std::vector<HeaderSearchOptions::Entry> Kept;
+  for (HeaderSearchOptions::Entry E : HSO.UserEntries) {
+    Absolute(E.Path);
+    if (E.Group == frontend::Angled || E.Group == frontend::Quoted)
+      UserDirs.push_back(E.Path);
+    else
+      Kept.push_back(E);
+  }
+  HSO.UserEntries = std::move(Kept);
+  Absolute(HSO.Sysroot);
+  Absolute(HSO.ResourceDir);
+  return Config;
+}
+
+std::string preambleKey(CompilerInvocation &Config, StringRef Anchor) {
   json K = {{"format", PreambleFormat},
             {"llvm", LLVM_VERSION_STRING},
             {"cc1", Config.getCC1CommandLine()},
-            {"analyzer", Invocation.getPreprocessorOpts().SetUpStaticAnalyzer},
-            {"cwd", WorkingDir},
-            {"header", Header}};
+            {"analyzer", Config.getPreprocessorOpts().SetUpStaticAnalyzer},
+            {"anchor", Anchor}};
   return hashBytes(toCbor(K));
 }
 
-/// Notes whether the block pulled in a header that is not a system header: declarations
-/// loaded from a PCH are not the TU's own, so such a header's findings would be lost.
-class SystemOnly : public PPCallbacks {
+/// Watches the preamble's build: every include as written (a project directory that holds
+/// one of them would shadow it), and whether a header is not a system header (declarations
+/// loaded from a PCH are not the TU's own, so its findings would be lost).
+class BuildWatch : public PPCallbacks {
 public:
-  SystemOnly(const SourceManager &SM, bool &Violated) : SM(SM), Violated(Violated) {}
+  BuildWatch(const SourceManager &SM, bool &NonSystem, std::set<std::string> &Includes)
+      : SM(SM), NonSystem(NonSystem), Includes(Includes) {}
   void FileChanged(SourceLocation Loc, FileChangeReason Reason, SrcMgr::CharacteristicKind Kind,
                    FileID) override {
     if (Reason != EnterFile || Kind != SrcMgr::C_User)
       return;
     FileID F = SM.getFileID(Loc);
     if (F != SM.getMainFileID() && SM.getFileEntryForID(F))
-      Violated = true;
+      NonSystem = true;
+  }
+  void InclusionDirective(SourceLocation, const Token &, StringRef FileName, bool,
+                          CharSourceRange, OptionalFileEntryRef, StringRef, StringRef,
+                          const Module *, SrcMgr::CharacteristicKind) override {
+    Includes.insert(FileName.str());
   }
 
 private:
   const SourceManager &SM;
-  bool &Violated;
+  bool &NonSystem;
+  std::set<std::string> &Includes;
 };
 
 class BuildPreambleAction : public GeneratePCHAction {
 public:
   bool NonSystemHeader = false;
+  /// The anchor is include-once, so that the TU's own include of it is a no-op.
+  bool AnchorOnce = false;
+  std::string AnchorFile;
+  std::set<std::string> Includes;
+  std::vector<std::string> Identifiers;
 
 protected:
   bool BeginSourceFileAction(CompilerInstance &CI) override {
     CI.getPreprocessor().addPPCallbacks(
-        std::make_unique<SystemOnly>(CI.getSourceManager(), NonSystemHeader));
+        std::make_unique<BuildWatch>(CI.getSourceManager(), NonSystemHeader, Includes));
     return GeneratePCHAction::BeginSourceFileAction(CI);
+  }
+  void EndSourceFileAction() override {
+    Preprocessor &PP = getCompilerInstance().getPreprocessor();
+    // Every identifier the headers name, in code or in directives: a macro of that name
+    // defined before the LibTorch include could change them.
+    for (const auto &Entry : PP.getIdentifierTable())
+      Identifiers.push_back(Entry.getKey().str());
+    if (!AnchorFile.empty())
+      if (auto FE = getCompilerInstance().getFileManager().getFile(AnchorFile)) {
+        HeaderFileInfo &Info = PP.getHeaderSearchInfo().getFileInfo(*FE);
+        AnchorOnce = Info.isPragmaOnce || Info.getControllingMacro(nullptr);
+      }
+    GeneratePCHAction::EndSourceFileAction();
   }
 };
 
 struct Manifest {
   bool Usable = false;
+  std::string AnchorFile;
   std::vector<std::string> Inputs;
+  std::vector<std::pair<std::string, std::string>> Lookups;
+  std::vector<std::string> Includes;
 };
 
-/// The manifest at \p Path when it belongs to \p Key and none of its inputs changed.
-std::optional<Manifest> readManifest(StringRef Path, StringRef Key, FileHasher &Hasher) {
+/// The manifest at \p Path when it belongs to \p Key, none of its inputs changed, every
+/// lookup of its build has the same outcome and its PCH is the one it built (a truncated
+/// or damaged PCH is rebuilt, never loaded).
+std::optional<Manifest> readManifest(StringRef Path, StringRef Key, StringRef PchPath,
+                                     FileHasher &Hasher) {
   ErrorOr<std::unique_ptr<MemoryBuffer>> Buffer = MemoryBuffer::getFile(Path);
   if (!Buffer)
     return std::nullopt;
@@ -150,6 +307,9 @@ std::optional<Manifest> readManifest(StringRef Path, StringRef Key, FileHasher &
   try {
     if (M.is_discarded() || M.at("format") != PreambleFormat || M.at("key") != Key)
       return std::nullopt;
+    Out.Usable = M.at("usable").get<bool>();
+    if (!Out.Usable)
+      return Out;
     for (const json &In : M.at("inputs")) {
       std::string File = In.at(0).get<std::string>();
       std::optional<std::string> H = Hasher.hash(File);
@@ -157,38 +317,49 @@ std::optional<Manifest> readManifest(StringRef Path, StringRef Key, FileHasher &
         return std::nullopt;
       Out.Inputs.push_back(std::move(File));
     }
-    Out.Usable = M.at("usable").get<bool>();
+    if (!lookupsHold(M.at("lookups")))
+      return std::nullopt;
+    Out.Lookups = M.at("lookups").get<decltype(Out.Lookups)>();
+    std::optional<std::string> Pch = Hasher.hash(PchPath);
+    if (!Pch || *Pch != M.at("pch").get<std::string>())
+      return std::nullopt;
+    Out.AnchorFile = M.at("anchor").get<std::string>();
+    Out.Includes = M.at("includes").get<std::vector<std::string>>();
   } catch (const json::exception &) {
     return std::nullopt; // rebuilt and replaced
   }
   return Out;
 }
 
-/// Builds the PCH of \p HeaderPath with the configuration of \p Invocation and writes its
-/// manifest; nothing when the block does not compile (the main parse then reports why).
-std::optional<Manifest> buildPreamble(const CompilerInvocation &Invocation, FileManager &Files,
+/// Builds the PCH of \p HeaderPath with \p Config and writes its manifest and identifier
+/// list; nothing when it does not compile (the main parse then reports why).
+std::optional<Manifest> buildPreamble(const CompilerInvocation &Config, InputKind Kind,
+                                      FileManager &Files,
                                       std::shared_ptr<PCHContainerOperations> PCHContainerOps,
-                                      StringRef HeaderPath, StringRef PchPath,
-                                      StringRef ManifestPath, StringRef Key, FileHasher &Hasher) {
-  auto Build = std::make_shared<CompilerInvocation>(Invocation);
+                                      StringRef HeaderPath, StringRef AnchorFile, StringRef Base,
+                                      StringRef Key, StringRef CacheDir, FileHasher &Hasher) {
+  std::string PchPath = (Base + ".pch").str(), ManifestPath = (Base + ".cbor").str();
+  auto Build = std::make_shared<CompilerInvocation>(Config);
   FrontendOptions &FO = Build->getFrontendOpts();
-  FO.Inputs = {FrontendInputFile(HeaderPath, Invocation.getFrontendOpts().Inputs[0].getKind().getHeader())};
+  FO.Inputs = {FrontendInputFile(HeaderPath, Kind.getHeader())};
   FO.ProgramAction = frontend::GeneratePCH;
-  FO.OutputFile = PchPath.str();
-  Build->getDependencyOutputOpts() = DependencyOutputOptions();
+  FO.OutputFile = PchPath;
   // Instantiating in the PCH what its headers use saves that work in every main parse.
   Build->getLangOpts()->PCHInstantiateTemplates = true;
 
+  IntrusiveRefCntPtr<LookupRecorder> Recorder(
+      new LookupRecorder(Files.getVirtualFileSystemPtr()));
   CompilerInstance CI(std::move(PCHContainerOps));
   CI.setInvocation(Build);
   CI.createDiagnostics(new IgnoringDiagConsumer(), /*ShouldOwnClient=*/true);
-  CI.createFileManager(Files.getVirtualFileSystemPtr());
+  CI.createFileManager(Recorder);
   BuildPreambleAction Action;
+  Action.AnchorFile = AnchorFile.str();
   if (!CI.ExecuteAction(Action) || CI.getDiagnostics().hasErrorOccurred())
     return std::nullopt;
 
   Manifest M;
-  M.Usable = !Action.NonSystemHeader;
+  M.Usable = !Action.NonSystemHeader && Action.AnchorOnce;
   json Inputs = json::array();
   SmallVector<const FileEntry *> Read;
   CI.getFileManager().GetUniqueIDMapping(Read);
@@ -207,14 +378,64 @@ std::optional<Manifest> buildPreamble(const CompilerInvocation &Invocation, File
     Inputs.push_back({Path, *H});
     M.Inputs.push_back(Path);
   }
-  json Doc = {{"format", PreambleFormat}, {"key", Key}, {"usable", M.Usable}, {"inputs", Inputs}};
+  for (const auto &[Path, Outcome] : Recorder->lookups())
+    if (!StringRef(Path).startswith(CacheDir))
+      M.Lookups.emplace_back(Path, Outcome);
+  M.AnchorFile = AnchorFile.str();
+  M.Includes.assign(Action.Includes.begin(), Action.Includes.end());
+  std::optional<std::string> Pch = Hasher.hash(PchPath);
+  if (!Pch)
+    return std::nullopt;
+  std::sort(Action.Identifiers.begin(), Action.Identifiers.end());
+  std::string Ids = "\n";
+  for (const std::string &Id : Action.Identifiers)
+    Ids += Id + "\n";
+  json Doc = {{"format", PreambleFormat}, {"key", Key},          {"usable", M.Usable},
+              {"inputs", Inputs},         {"lookups", M.Lookups}, {"pch", *Pch},
+              {"anchor", M.AnchorFile},   {"includes", M.Includes}};
   if (!M.Usable)
     sys::fs::remove(PchPath);
+  if (Error E = writeAtomically((Base + ".ids").str(), Ids)) {
+    consumeError(std::move(E));
+    return std::nullopt;
+  }
   if (Error E = writeAtomically(ManifestPath, toCbor(Doc))) {
     consumeError(std::move(E));
     return std::nullopt;
   }
   return M;
+}
+
+/// Whether the preamble of \p M stands for what \p R includes before the LibTorch include,
+/// adding to \p Lookups what the answer rests on.
+bool preambleFits(const Region &R, const Manifest &M, StringRef Base,
+                  const std::vector<std::string> &UserDirs,
+                  std::vector<std::pair<std::string, std::string>> &Lookups) {
+  if (R.AnchorFile != M.AnchorFile)
+    return false;
+  std::set<StringRef> Held(M.Inputs.begin(), M.Inputs.end());
+  for (const std::string &File : R.SystemFiles)
+    if (!Held.count(File))
+      return false;
+  if (!R.Names.empty()) {
+    ErrorOr<std::unique_ptr<MemoryBuffer>> Ids = MemoryBuffer::getFile((Base + ".ids").str());
+    if (!Ids)
+      return false;
+    for (const std::string &Name : R.Names)
+      if ((*Ids)->getBuffer().contains(("\n" + Name + "\n")))
+        return false;
+  }
+  // The main parse would find any of these before LibTorch's own headers.
+  for (const std::string &Dir : UserDirs)
+    for (const std::string &Include : M.Includes) {
+      SmallString<256> P(Dir);
+      sys::path::append(P, Include);
+      std::string Outcome = lookupOutcome(P);
+      if (!Outcome.empty())
+        return false;
+      Lookups.emplace_back(std::string(P), Outcome);
+    }
+  return true;
 }
 
 } // namespace
@@ -232,15 +453,29 @@ PreambleUse applyPreamble(CompilerInvocation &Invocation, FileManager &Files,
       !PPO.RemappedFiles.empty() || !PPO.RemappedFileBuffers.empty() ||
       Invocation.getLangOpts()->Modules)
     return {};
-  std::string Main = FO.Inputs[0].getFile().str();
-  ErrorOr<std::unique_ptr<MemoryBuffer>> Text = Files.getBufferForFile(Main);
-  if (!Text)
+
+  // The plain parse up to the first LibTorch include.
+  ScanAction Scan;
+  {
+    auto ScanConfig = std::make_shared<CompilerInvocation>(Invocation);
+    ScanConfig->getFrontendOpts().ProgramAction = frontend::RunPreprocessorOnly;
+    ScanConfig->getDependencyOutputOpts() = DependencyOutputOptions();
+    CompilerInstance CI(PCHContainerOps);
+    CI.setInvocation(ScanConfig);
+    CI.createDiagnostics(new IgnoringDiagConsumer(), /*ShouldOwnClient=*/true);
+    CI.createFileManager(Files.getVirtualFileSystemPtr());
+    if (!CI.ExecuteAction(Scan))
+      return {};
+  }
+  const Region &R = Scan.R;
+  if (!R.Found || !R.Sound)
     return {};
-  std::optional<IncludeBlock> Block = leadingAngleIncludes((*Text)->getBuffer());
-  if (!Block)
-    return {};
+
   ErrorOr<std::string> WorkingDir = Files.getVirtualFileSystem().getCurrentWorkingDirectory();
-  std::string Key = preambleKey(Invocation, Block->Header, WorkingDir ? *WorkingDir : "");
+  std::vector<std::string> UserDirs;
+  std::shared_ptr<CompilerInvocation> Config =
+      preambleConfig(Invocation, WorkingDir ? *WorkingDir : "", UserDirs);
+  std::string Key = preambleKey(*Config, R.Anchor);
   std::string Base = (CacheDir + "/preambles/" + Key).str();
   std::string HeaderPath = Base + ".h", PchPath = Base + ".pch", ManifestPath = Base + ".cbor";
 
@@ -250,8 +485,8 @@ PreambleUse applyPreamble(CompilerInvocation &Invocation, FileManager &Files,
   PreambleUse Use;
   std::optional<Manifest> M;
   for (int Attempt = 0; Attempt < 2 && !M; ++Attempt) {
-    M = readManifest(ManifestPath, Key, Hasher);
-    if (M && M->Usable && (!sys::fs::exists(PchPath) || !sys::fs::exists(HeaderPath)))
+    M = readManifest(ManifestPath, Key, PchPath, Hasher);
+    if (M && M->Usable && !sys::fs::exists(HeaderPath))
       M.reset();
     if (M)
       break;
@@ -267,31 +502,31 @@ PreambleUse applyPreamble(CompilerInvocation &Invocation, FileManager &Files,
       Lock.waitForUnlock(/*MaxSeconds=*/600);
       continue;
     case LockFileManager::LFS_Owned:
-      if (Error E = writeAtomically(HeaderPath, Block->Header)) {
+      if (Error E = writeAtomically(HeaderPath, "#include <" + R.Anchor + ">\n")) {
         consumeError(std::move(E));
         return {};
       }
-      M = buildPreamble(Invocation, Files, PCHContainerOps, HeaderPath, PchPath, ManifestPath,
-                        Key, Hasher);
+      M = buildPreamble(*Config, FO.Inputs[0].getKind(), Files, PCHContainerOps, HeaderPath,
+                        R.AnchorFile, Base, Key, CacheDir, Hasher);
       if (!M)
         return {};
       Use.How = PreambleUse::Built;
       break;
     }
   }
-  if (!M || !M->Usable)
+  if (!M || !M->Usable || !preambleFits(R, *M, Base, UserDirs, Use.Lookups))
     return {};
   if (Use.How == PreambleUse::None)
     Use.How = PreambleUse::Used;
-  for (StringRef F : {StringRef(ManifestPath), StringRef(PchPath), StringRef(HeaderPath)})
-    markUsed(F);
+  for (StringRef Ext : {".cbor", ".pch", ".h", ".ids"})
+    markUsed((Base + Ext).str());
   Use.Inputs = std::move(M->Inputs);
-  // The key covers the configuration and the manifest every input's content: clang's own
-  // checks (options, modification times) would only repeat them, and a header touched
-  // without being changed would fail them.
+  Use.Lookups.insert(Use.Lookups.end(), M->Lookups.begin(), M->Lookups.end());
+  // The key covers the configuration and the manifest every input's content and lookup:
+  // clang's own checks (options, modification times) would only repeat them, and a header
+  // touched without being changed would fail them.
   PPO.ImplicitPCHInclude = PchPath;
   PPO.DisablePCHOrModuleValidation = DisableValidationForModuleKind::PCH;
-  PPO.addRemappedFile(Main, MemoryBuffer::getMemBufferCopy(Block->Blanked, Main).release());
   return Use;
 }
 

@@ -122,6 +122,7 @@ public:
       PreambleUse P = applyPreamble(*Invocation, *Files, PCHContainerOps, CacheDir);
       Preamble.How = std::max(Preamble.How, P.How);
       Preamble.Inputs.insert(Preamble.Inputs.end(), P.Inputs.begin(), P.Inputs.end());
+      Preamble.Lookups.insert(Preamble.Lookups.end(), P.Lookups.begin(), P.Lookups.end());
     }
     return FrontendActionFactory::runInvocation(Invocation, Files, PCHContainerOps, DiagConsumer);
   }
@@ -423,6 +424,8 @@ int runWorker(const Job &J, StringRef OutPath) {
   Result.Inputs.insert(Result.Inputs.end(), Factory.Preamble.Inputs.begin(),
                        Factory.Preamble.Inputs.end());
   Result.Lookups.assign(Disk->lookups().begin(), Disk->lookups().end());
+  Result.Lookups.insert(Result.Lookups.end(), Factory.Preamble.Lookups.begin(),
+                        Factory.Preamble.Lookups.end());
   Result.Preamble = Factory.Preamble.How == PreambleUse::Built  ? "built"
                     : Factory.Preamble.How == PreambleUse::Used ? "used"
                                                                 : "";
