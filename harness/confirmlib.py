@@ -49,6 +49,22 @@ def series_chart(spec, bad, fixed):
     return Chart(label, series(bad, key), series(fixed, key), *unit)
 
 
+def on_cuda(*runs):
+    """Whether every run put tensors on the GPU (the CUDA caching allocator has samples)."""
+    return all(run.get("cuda") and series(run, "cuda_allocated_bytes") for run in runs)
+
+
+def cuda_growth(run):
+    """Growth of the CUDA caching allocator's allocated bytes per iteration (None off the GPU):
+    what torch.cuda.memory_allocated() shows climbing when a program keeps tensors."""
+    values = series(run, "cuda_allocated_bytes")
+    return per_iteration_growth(values) if run.get("cuda") and values else None
+
+
+# The GPU chart of the kept-graph checks: allocated bytes per iteration.
+CUDA_ALLOCATED_CHART = ("cuda_allocated_bytes", "CUDA bytes allocated after each iteration", "B")
+
+
 # Measured on every pair when the probe saw CUDA: the caching allocator, copies and syncs.
 GPU_KEYS = ("cuda_allocated_bytes", "cuda_reserved_bytes", "cuda_peak_bytes", "host_to_device_copies",
             "host_to_device_bytes", "device_to_host_copies", "device_to_host_bytes", "syncs")
@@ -75,6 +91,10 @@ def gpu_measures(run):
     }
 
 
+def _median_or_none(values):
+    return median(values) if values else None
+
+
 def output_measures(run):
     """What probe::output() saw over a run: how many outputs (one per batch or request)
     required grad, the graph behind them and the tensor bytes each held."""
@@ -84,11 +104,25 @@ def output_measures(run):
         "output_graph_nodes": median(series(run, "output_graph_nodes")),
         "held_bytes_per_batch": median(series(run, "held_bytes")),
         "peak_bytes_per_batch": median(series(run, "peak_bytes")),
+        # The same on the GPU alone (None off the GPU).
+        "cuda_held_bytes_per_batch": _median_or_none(series(run, "cuda_held_bytes")),
+        "cuda_peak_bytes_per_batch": _median_or_none(series(run, "cuda_batch_peak_bytes")),
     }
 
 
 def graphs_recorded_for_nothing(b, f):
     """Judges two output_measures: every bad output requires grad, no fixed one does, and a
-    bad output holds more tensor bytes."""
+    bad output holds more tensor bytes (on the GPU: more CUDA allocator bytes)."""
+    held = ("cuda_held_bytes_per_batch" if b["cuda_held_bytes_per_batch"] is not None
+            and f["cuda_held_bytes_per_batch"] is not None else "held_bytes_per_batch")
     return (b["batches"] > 0 and b["outputs_requiring_grad"] == b["batches"] and f["batches"] > 0
-            and f["outputs_requiring_grad"] == 0 and b["held_bytes_per_batch"] > f["held_bytes_per_batch"])
+            and f["outputs_requiring_grad"] == 0 and b[held] > f[held])
+
+
+def held_text(m, per="batch"):
+    """How many bytes a batch's output holds, on the GPU by the CUDA allocator."""
+    text = f"{m['held_bytes_per_batch']:g} B held per {per}"
+    if m["cuda_held_bytes_per_batch"] is not None:
+        text += (f" (CUDA allocator: {m['cuda_held_bytes_per_batch']:g} B held, "
+                 f"peak +{m['cuda_peak_bytes_per_batch']:g} B)")
+    return text

@@ -6,6 +6,7 @@
 // Without TORCHTIDY_PROBE_OUT in the environment the probe records but writes nothing, so
 // the programs stay ordinary LibTorch programs that anyone can build and run.
 //
+//   probe::device();               the device to put the model and the data on
 //   probe::iteration();            at the top of each loop iteration
 //   probe::keep(container);        what the program keeps across iterations
 //   probe::grads(params);          gradients right after backward()
@@ -16,7 +17,10 @@
 //
 // Built with TORCHTIDY_PROBE_CUDA (scripts/confirm --device cuda), every sample also holds the
 // CUDA caching allocator's allocated, reserved and peak bytes and the synchronizations that
-// CUDA sync debug mode reported during the iteration.
+// CUDA sync debug mode reported during the iteration; keep() adds the allocated bytes then
+// (cuda_live_bytes) and output() the CUDA bytes the batch holds and its CUDA peak
+// (cuda_held_bytes, cuda_batch_peak_bytes). That code compiles only then: LibTorch without
+// CUDA (Debian's) has no c10/cuda headers.
 #pragma once
 
 #include <ATen/record_function.h>
@@ -49,6 +53,7 @@
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <unordered_map>
 #include <unordered_set>
 #include <utility>
 #include <vector>
@@ -56,8 +61,13 @@
 #ifdef TORCHTIDY_PROBE_ASAN
 // Built with AddressSanitizer (harness/CMakeLists.txt, -fsanitize-recover=address), a program
 // reports each bad access and runs on, so that the probe still writes its report. LibTorch's
-// static state is never freed: no leak report.
+// static state is never freed: no leak report. The CUDA driver maps device memory into the
+// range ASan keeps unmapped as its shadow gap: with CUDA, that gap stays unprotected.
+#ifdef TORCHTIDY_PROBE_CUDA
+extern "C" const char* __asan_default_options() { return "halt_on_error=0:detect_leaks=0:protect_shadow_gap=0"; }
+#else
 extern "C" const char* __asan_default_options() { return "halt_on_error=0:detect_leaks=0"; }
+#endif
 #endif
 
 namespace probe {
@@ -65,6 +75,16 @@ namespace detail {
 
 // Live and peak bytes of CPU tensor storage. RSS cannot serve here: glibc fragmentation
 // inflates it by hundreds of MB on a leak of a few hundred KB (docs/confirmation/README.md).
+//
+// It wraps the default CPU allocator the way LibTorch's own allocators do: the DataPtr it
+// hands out has the data pointer as its context (raw_allocate() asserts
+// `dptr.get() == dptr.get_context()`, and PyTorch 2.x calls it on the CPU allocator), and
+// the base allocation it came from waits in a table until release() gets that pointer back,
+// from the DataPtr or through raw_deleter(). It counts every thread's tensors, unlike c10's
+// thread-local memory-profiler hook.
+class CountingAllocator;
+inline CountingAllocator& allocator();
+
 class CountingAllocator final : public c10::Allocator {
  public:
   explicit CountingAllocator(c10::Allocator* base) : base_(base) {}
@@ -80,6 +100,8 @@ class CountingAllocator final : public c10::Allocator {
   c10::DataPtr allocate(size_t n) const override { return allocateCounted(n); }
 #endif
 
+  c10::DeleterFnPtr raw_deleter() const override { return &release; }
+
   int64_t live() const { return live_.load(); }
   int64_t peak() const { return peak_.load(); }
   // Allocations and their bytes since the last call: scratch tensors made per iteration and
@@ -92,29 +114,31 @@ class CountingAllocator final : public c10::Allocator {
   struct Allocation {
     c10::DataPtr inner;
     size_t bytes;
-    const CountingAllocator* owner;
   };
 
   c10::DataPtr allocateCounted(size_t n) const {
     c10::DataPtr inner = base_->allocate(n);
     void* data = inner.get();
-    auto* allocation = new Allocation{std::move(inner), n, this};
     ++allocations_;
     allocated_bytes_ += static_cast<int64_t>(n);
+    // An empty allocation has no address to key it by, and nothing to count.
+    if (data == nullptr) return inner;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      table_.emplace(data, Allocation{std::move(inner), n});
+    }
     const int64_t now = live_ += static_cast<int64_t>(n);
     int64_t peak = peak_.load();
     while (now > peak && !peak_.compare_exchange_weak(peak, now)) {
     }
-    return {data, allocation, &release, c10::Device(c10::DeviceType::CPU)};
+    return {data, data, &release, c10::Device(c10::DeviceType::CPU)};
   }
 
-  static void release(void* context) {
-    auto* allocation = static_cast<Allocation*>(context);
-    allocation->owner->live_ -= static_cast<int64_t>(allocation->bytes);
-    delete allocation;
-  }
+  static void release(void* data);
 
   c10::Allocator* base_;
+  mutable std::mutex mutex_;
+  mutable std::unordered_map<void*, Allocation> table_;
   mutable std::atomic<int64_t> live_{0};
   mutable std::atomic<int64_t> peak_{0};
   mutable std::atomic<int64_t> allocations_{0};
@@ -140,10 +164,15 @@ struct Recorder {
   std::vector<std::map<std::string, double>> samples;
   std::string error;
   int64_t baseline_bytes = 0;
+  // The CUDA caching allocator's allocated bytes when the iteration started.
+  int64_t cuda_baseline_bytes = 0;
   // When the current iteration started: its wall time, for effects only time shows
   // (quadratic copying, per-element kernel launches). Noisy: rules compare, never gate on it alone.
   std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
   int64_t syncs = 0;
+  // The CUDA allocator's cumulative allocations and bytes when the current sample started.
+  int64_t cuda_allocations = 0;
+  int64_t cuda_allocated_total = 0;
   // Read once at start-up: the report is written during static destruction, when CUDA and
   // parts of LibTorch may already be torn down, so that path makes no torch calls.
   bool cuda = false;
@@ -194,6 +223,18 @@ inline Recorder& recorder() {
 inline CountingAllocator& allocator() {
   static auto* instance = new CountingAllocator(c10::GetDefaultCPUAllocator());
   return *instance;
+}
+
+// The base DataPtr is destroyed outside the lock: its deleter may free other tensors.
+inline void CountingAllocator::release(void* data) {
+  CountingAllocator& owner = allocator();
+  c10::DataPtr inner;
+  std::lock_guard<std::mutex> lock(owner.mutex_);
+  auto it = owner.table_.find(data);
+  if (it == owner.table_.end()) return;
+  owner.live_ -= static_cast<int64_t>(it->second.bytes);
+  inner = std::move(it->second.inner);
+  owner.table_.erase(it);
 }
 
 inline CopyCounters& copies() {
@@ -251,6 +292,9 @@ struct CudaBytes {
   int64_t allocated = 0;
   int64_t reserved = 0;
   int64_t peak = 0;
+  // Allocations served so far and their bytes (cumulative, from the cache or the driver).
+  int64_t allocations = 0;
+  int64_t allocated_total = 0;
   bool used = false;
 };
 
@@ -263,6 +307,8 @@ inline CudaBytes cudaBytes() {
     bytes.allocated = stats.allocated_bytes[kAggregate].current;
     bytes.reserved = stats.reserved_bytes[kAggregate].current;
     bytes.peak = stats.allocated_bytes[kAggregate].peak;
+    bytes.allocations = stats.allocation[kAggregate].allocated;
+    bytes.allocated_total = stats.allocated_bytes[kAggregate].allocated;
     bytes.used = true;
   } catch (const c10::Error&) {
     // The allocator is set up lazily: a program that never touched CUDA memory has no stats.
@@ -345,6 +391,16 @@ inline void closeSample(Recorder& rec, bool at_exit) {
 #endif
   sample["allocations"] = static_cast<double>(allocator().takeAllocations());
   sample["allocated_bytes"] = static_cast<double>(allocator().takeAllocatedBytes());
+#ifdef TORCHTIDY_PROBE_CUDA
+  // Allocations count on every device, like live bytes: a program on the GPU allocates there.
+  if (!at_exit) {
+    if (const CudaBytes cuda = cudaBytes(); cuda.used) {
+      sample["allocations"] += static_cast<double>(cuda.allocations - std::exchange(rec.cuda_allocations, cuda.allocations));
+      sample["allocated_bytes"] +=
+          static_cast<double>(cuda.allocated_total - std::exchange(rec.cuda_allocated_total, cuda.allocated_total));
+    }
+  }
+#endif
   sample["ns"] = static_cast<double>(
       std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - rec.started).count());
 #ifdef TORCHTIDY_PROBE_CUDA
@@ -367,6 +423,11 @@ inline void discardSetup(Recorder& rec) {
   allocator().takeAllocations();
   allocator().takeAllocatedBytes();
   rec.syncs = 0;
+#ifdef TORCHTIDY_PROBE_CUDA
+  const CudaBytes cuda = cudaBytes();
+  rec.cuda_allocations = cuda.allocations;
+  rec.cuda_allocated_total = cuda.allocated_total;
+#endif
 }
 
 // Unique autograd nodes reachable from a node: the graph it keeps alive.
@@ -412,6 +473,10 @@ void collect(const T& value, std::unordered_set<const torch::autograd::Node*>& s
 
 }  // namespace detail
 
+/// The device the program runs on, as a program picks it: the GPU when LibTorch sees one (the
+/// harness's `--device cuda` run), else the CPU (`--device cpu` hides every GPU).
+inline torch::Device device() { return torch::cuda::is_available() ? torch::kCUDA : torch::kCPU; }
+
 /// Starts the next iteration's sample.
 inline void iteration() {
   auto& rec = detail::recorder();
@@ -421,6 +486,9 @@ inline void iteration() {
   rec.samples.emplace_back();
   rec.samples.back()["iteration"] = static_cast<double>(rec.samples.size() - 1);
   rec.baseline_bytes = detail::liveBytes();
+#ifdef TORCHTIDY_PROBE_CUDA
+  rec.cuda_baseline_bytes = detail::cudaBytes().allocated;
+#endif
   detail::resetPeaks();
   rec.started = std::chrono::steady_clock::now();
 }
@@ -438,6 +506,10 @@ void keep(const T& kept) {
   sample["kept_graph_nodes"] = static_cast<double>(nodes.size());
   sample["kept_tensors"] = static_cast<double>(tensors);
   sample["live_bytes"] = static_cast<double>(detail::liveBytes());
+#ifdef TORCHTIDY_PROBE_CUDA
+  if (const detail::CudaBytes cuda = detail::cudaBytes(); cuda.used)
+    sample["cuda_live_bytes"] = static_cast<double>(cuda.allocated);
+#endif
 }
 
 /// Records the gradient norm over the parameters (call right after backward()).
@@ -464,6 +536,12 @@ inline void output(const at::Tensor& out) {
   sample["output_graph_nodes"] = static_cast<double>(nodes.size());
   sample["held_bytes"] = static_cast<double>(detail::liveBytes() - rec.baseline_bytes);
   sample["peak_bytes"] = static_cast<double>(detail::peakBytes() - rec.baseline_bytes);
+#ifdef TORCHTIDY_PROBE_CUDA
+  if (const detail::CudaBytes cuda = detail::cudaBytes(); cuda.used) {
+    sample["cuda_held_bytes"] = static_cast<double>(cuda.allocated - rec.cuda_baseline_bytes);
+    sample["cuda_batch_peak_bytes"] = static_cast<double>(cuda.peak - rec.cuda_baseline_bytes);
+  }
+#endif
 }
 
 /// Records an exception the program caught.

@@ -1,8 +1,9 @@
 """Confirmed with CUDA when the bad program's training step takes longer than the fixed one's: it
 empties the caching allocator every step, so each step gets its activations, gradients and
 workspaces from cudaMalloc again (and cudaFree synchronizes the device); its reserved memory at
-the start of a step falls back to what tensors hold. Not measurable on a CPU: the programs call
-c10_cuda and build only against a CUDA LibTorch."""
+the start of a step falls back to what tensors hold: the bad program's reserved-but-unallocated
+bytes (the allocator's cache) at a step's start must be fewer than the fixed one's. Not measurable
+on a CPU: the programs call c10_cuda and build only against a CUDA LibTorch."""
 from confirmlib import median, series
 
 MEASURE = "time per training step"
@@ -15,15 +16,19 @@ def judge(bad, fixed, device):
         # The first steps warm up cuBLAS and the allocator in both programs.
         steps = series(run, "step_ms")[5:]
         reserved = series(run, "cuda_reserved_bytes")[5:]
+        allocated = series(run, "cuda_allocated_bytes")[5:]
         return {"iterations": len(run["iterations"]), "step_ms_median": median(steps),
-                "reserved_bytes_median": median(reserved)}
+                "reserved_bytes_median": median(reserved), "allocated_bytes_median": median(allocated),
+                "cached_bytes_median": median([r - a for r, a in zip(reserved, allocated)])}
 
     measures = {"bad": measure(bad), "fixed": measure(fixed)}
     b, f = measures["bad"], measures["fixed"]
     if not (bad["cuda"] and fixed["cuda"]):
         return None, measures, "needs cuda: without a GPU there is no caching allocator to empty"
-    ok = b["step_ms_median"] > f["step_ms_median"]
+    ok = b["step_ms_median"] > f["step_ms_median"] and b["cached_bytes_median"] < f["cached_bytes_median"]
     text = (f"median step {b['step_ms_median']:.3g} ms in bad, {f['step_ms_median']:.3g} ms in fixed "
-            f"({b['step_ms_median'] / f['step_ms_median']:.2f}x); CUDA memory reserved at a step's start "
-            f"{b['reserved_bytes_median']:g} B vs {f['reserved_bytes_median']:g} B")
+            f"({b['step_ms_median'] / f['step_ms_median']:.2f}x); at a step's start CUDA reserved "
+            f"{b['reserved_bytes_median']:g} B for {b['allocated_bytes_median']:g} B allocated in bad "
+            f"({b['cached_bytes_median']:g} B cached), {f['reserved_bytes_median']:g} B for "
+            f"{f['allocated_bytes_median']:g} B in fixed ({f['cached_bytes_median']:g} B cached)")
     return ok, measures, text

@@ -1,5 +1,6 @@
-"""Confirmed when AddressSanitizer (the pair is built with it) reports reads of freed memory
-in the bad program and none in the fixed one."""
+"""Confirmed when AddressSanitizer (the pair is built with it, on every device) reports reads of
+freed memory in the bad program and none in the fixed one. The effect is on the host: the bad
+read is of the freed host buffer, whichever device the model runs on."""
 from confirmlib import each, series
 
 MEASURE = "freed memory read (AddressSanitizer)"
@@ -19,7 +20,7 @@ def judge(bad, fixed, device):
     measures = each(bad, fixed, measure)
     b, f = measures["bad"], measures["fixed"]
     if not (b["sanitized"] and f["sanitized"]):
-        return None, measures, "needs the CPU harness: only it builds this pair with AddressSanitizer"
+        return None, measures, "not built with AddressSanitizer (see harness/CMakeLists.txt): nothing counts the bad reads"
     ok = b["asan_reports"] > 0 and b["heap_use_after_free"] > 0 and f["asan_reports"] == 0
     text = (f"bad: {b['asan_reports']:g} AddressSanitizer reports (heap-use-after-free) over "
             f"{b['iterations']} steps; fixed: {f['asan_reports']:g}")
