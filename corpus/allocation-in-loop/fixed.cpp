@@ -13,17 +13,20 @@ constexpr int64_t kSteps = 50;
 
 int main() {
   torch::manual_seed(0);
+  const torch::Device device = probe::device();
   torch::nn::Sequential generator(torch::nn::Linear(kLatent, 32), torch::nn::ReLU(), torch::nn::Linear(32, 2));
   torch::nn::Sequential discriminator(torch::nn::Linear(2, 32), torch::nn::LeakyReLU(), torch::nn::Linear(32, 1));
+  generator->to(device);
+  discriminator->to(device);
   torch::optim::Adam g_opt(generator->parameters(), torch::optim::AdamOptions(1e-3));
   torch::optim::Adam d_opt(discriminator->parameters(), torch::optim::AdamOptions(1e-3));
 
-  const torch::Tensor real_labels = torch::full({kBatch, 1}, 0.9);
-  const torch::Tensor fake_labels = torch::zeros({kBatch, 1});
+  const torch::Tensor real_labels = torch::full({kBatch, 1}, 0.9, device);
+  const torch::Tensor fake_labels = torch::zeros({kBatch, 1}, device);
   for (int64_t step = 0; step < kSteps; ++step) {
     probe::iteration();
-    const torch::Tensor real = torch::randn({kBatch, 2}) * 0.5 + 2.0;
-    const torch::Tensor noise = torch::randn({kBatch, kLatent});
+    const torch::Tensor real = torch::randn({kBatch, 2}, device) * 0.5 + 2.0;
+    const torch::Tensor noise = torch::randn({kBatch, kLatent}, device);
 
     d_opt.zero_grad();
     const torch::Tensor fake = generator->forward(noise);

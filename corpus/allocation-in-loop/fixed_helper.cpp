@@ -20,8 +20,10 @@ TORCH_MODULE(Autoencoder);
 
 class Trainer {
  public:
-  Trainer(Autoencoder model, int64_t code)
-      : model_(model), optimizer_(model->parameters(), torch::optim::SGDOptions(0.05)), identity_(torch::eye(code)) {}
+  Trainer(Autoencoder model, int64_t code, torch::Device device)
+      : model_(model),
+        optimizer_(model->parameters(), torch::optim::SGDOptions(0.05)),
+        identity_(torch::eye(code, device)) {}
 
   double step(const torch::Tensor& batch) {
     optimizer_.zero_grad();
@@ -42,10 +44,13 @@ class Trainer {
 
 int main() {
   torch::manual_seed(0);
+  const torch::Device device = probe::device();
   constexpr int64_t kFeatures = 64;
   constexpr int64_t kCode = 48;
-  const torch::Tensor data = torch::randn({40 * 32, kFeatures});
-  Trainer trainer(Autoencoder(kFeatures, kCode), kCode);
+  const torch::Tensor data = torch::randn({40 * 32, kFeatures}, device);
+  Autoencoder model(kFeatures, kCode);
+  model->to(device);
+  Trainer trainer(model, kCode, device);
   double loss = 0;
   for (int64_t b = 0; b < 40; ++b) {
     probe::iteration();

@@ -19,8 +19,10 @@ TORCH_MODULE(Denoiser);
 
 class Trainer {
  public:
-  explicit Trainer(int64_t features)
-      : model_(features), optimizer_(model_->parameters(), torch::optim::AdamOptions(1e-3)) {}
+  Trainer(int64_t features, torch::Device device)
+      : model_(features), optimizer_(model_->parameters(), torch::optim::AdamOptions(1e-3)) {
+    model_->to(device);
+  }
 
   double fit(const torch::Tensor& clean, int64_t batch_size) {
     double last_loss = 0.0;
@@ -46,8 +48,9 @@ class Trainer {
 
 int main() {
   torch::manual_seed(0);
-  const torch::Tensor clean = torch::sin(torch::linspace(0, 20, 640 * 24)).reshape({640, 24});
-  Trainer trainer(24);
+  const torch::Device device = probe::device();
+  const torch::Tensor clean = torch::sin(torch::linspace(0, 20, 640 * 24, device)).reshape({640, 24});
+  Trainer trainer(24, device);
   std::printf("final denoising loss %.4f\n", trainer.fit(clean, 32));
   return 0;
 }

@@ -20,17 +20,19 @@ TORCH_MODULE(Encoder);
 
 int main() {
   torch::manual_seed(0);
+  const torch::Device device = probe::device();
   constexpr int64_t kFeatures = 32;
   constexpr int64_t kDim = 128;
   constexpr int64_t kBatch = 32;
   constexpr int64_t kBatches = 300;
 
-  const torch::Tensor dataset = torch::randn({kBatches * kBatch, kFeatures});
+  const torch::Tensor dataset = torch::randn({kBatches * kBatch, kFeatures}, device);
   Encoder encoder(kFeatures, kDim);
+  encoder->to(device);
   encoder->eval();
   torch::NoGradGuard no_grad;
 
-  torch::Tensor embeddings = torch::empty({0, kDim});
+  torch::Tensor embeddings = torch::empty({0, kDim}, device);
   for (int64_t b = 0; b < kBatches; ++b) {
     probe::iteration();
     const torch::Tensor batch = dataset.slice(0, b * kBatch, (b + 1) * kBatch);

@@ -19,6 +19,9 @@ TORCH_MODULE(Policy);
 
 class RolloutBuffer {
  public:
+  explicit RolloutBuffer(torch::Device device)
+      : log_probs_(torch::empty({0}, device)), rewards_(torch::empty({0}, device)) {}
+
   void add(const torch::Tensor& log_prob, const torch::Tensor& reward) {
     log_probs_ = torch::cat({log_probs_, log_prob.view({1})});
     rewards_ = torch::cat({rewards_, reward.view({1})});
@@ -27,22 +30,24 @@ class RolloutBuffer {
   torch::Tensor loss() const { return -(log_probs_ * (rewards_ - rewards_.mean())).sum(); }
 
  private:
-  torch::Tensor log_probs_ = torch::empty({0});
-  torch::Tensor rewards_ = torch::empty({0});
+  torch::Tensor log_probs_;
+  torch::Tensor rewards_;
 };
 
 int main() {
   torch::manual_seed(0);
+  const torch::Device device = probe::device();
   constexpr int64_t kObservations = 8;
   constexpr int64_t kSteps = 2048;
   Policy policy(kObservations);
+  policy->to(device);
   torch::optim::Adam optimizer(policy->parameters(), torch::optim::AdamOptions(1e-2));
-  const torch::Tensor good_action = torch::randn({kObservations});
+  const torch::Tensor good_action = torch::randn({kObservations}, device);
 
-  RolloutBuffer buffer;
+  RolloutBuffer buffer(device);
   for (int64_t t = 0; t < kSteps; ++t) {
     probe::iteration();
-    const torch::Tensor obs = torch::randn({kObservations});
+    const torch::Tensor obs = torch::randn({kObservations}, device);
     const torch::Tensor log_probs = policy->forward(obs);
     const torch::Tensor action = torch::multinomial(log_probs.exp().detach(), 1).squeeze();
     const torch::Tensor reward = (action == (obs.dot(good_action) > 0)).to(torch::kFloat);

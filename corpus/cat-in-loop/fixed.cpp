@@ -21,13 +21,15 @@ TORCH_MODULE(Encoder);
 
 int main() {
   torch::manual_seed(0);
+  const torch::Device device = probe::device();
   constexpr int64_t kFeatures = 32;
   constexpr int64_t kDim = 128;
   constexpr int64_t kBatch = 32;
   constexpr int64_t kBatches = 300;
 
-  const torch::Tensor dataset = torch::randn({kBatches * kBatch, kFeatures});
+  const torch::Tensor dataset = torch::randn({kBatches * kBatch, kFeatures}, device);
   Encoder encoder(kFeatures, kDim);
+  encoder->to(device);
   encoder->eval();
   torch::NoGradGuard no_grad;
 

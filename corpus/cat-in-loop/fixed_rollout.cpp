@@ -38,16 +38,18 @@ class RolloutBuffer {
 
 int main() {
   torch::manual_seed(0);
+  const torch::Device device = probe::device();
   constexpr int64_t kObservations = 8;
   constexpr int64_t kSteps = 2048;
   Policy policy(kObservations);
+  policy->to(device);
   torch::optim::Adam optimizer(policy->parameters(), torch::optim::AdamOptions(1e-2));
-  const torch::Tensor good_action = torch::randn({kObservations});
+  const torch::Tensor good_action = torch::randn({kObservations}, device);
 
   RolloutBuffer buffer;
   for (int64_t t = 0; t < kSteps; ++t) {
     probe::iteration();
-    const torch::Tensor obs = torch::randn({kObservations});
+    const torch::Tensor obs = torch::randn({kObservations}, device);
     const torch::Tensor log_probs = policy->forward(obs);
     const torch::Tensor action = torch::multinomial(log_probs.exp().detach(), 1).squeeze();
     const torch::Tensor reward = (action == (obs.dot(good_action) > 0)).to(torch::kFloat);

@@ -21,12 +21,14 @@ TORCH_MODULE(Regressor);
 
 int main() {
   torch::manual_seed(0);
+  const torch::Device device = probe::device();
   constexpr int64_t kFeatures = 6;
   constexpr int64_t kBatch = 32;
-  const torch::Tensor inputs = torch::randn({640, kFeatures});
+  const torch::Tensor inputs = torch::randn({640, kFeatures}, device);
   const torch::Tensor targets = inputs.sum(1, /*keepdim=*/true).sin();
 
   Regressor model(kFeatures);
+  model->to(device);
   torch::optim::Adam optimizer(model->parameters(), torch::optim::AdamOptions(1e-2));
 
   std::vector<torch::Tensor> predictions;

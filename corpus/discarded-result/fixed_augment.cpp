@@ -21,14 +21,16 @@ struct DenoiserImpl : torch::nn::Module {
 TORCH_MODULE(Denoiser);
 
 void augment(torch::Tensor& images) {
-  images = images * (0.8 + 0.4 * torch::rand({images.size(0), 1})) + 0.1 * torch::randn_like(images);
+  images = images * (0.8 + 0.4 * torch::rand({images.size(0), 1}, images.options())) + 0.1 * torch::randn_like(images);
   images.clamp_(0, 1);
 }
 
 int main() {
   torch::manual_seed(0);
-  const torch::Tensor clean = torch::rand({512, 64});
+  const torch::Device device = probe::device();
+  const torch::Tensor clean = torch::rand({512, 64}, device);
   Denoiser model;
+  model->to(device);
   torch::optim::Adam optimizer(model->parameters(), torch::optim::AdamOptions(1e-3));
 
   double last_loss = 0.0;

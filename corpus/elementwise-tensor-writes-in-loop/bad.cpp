@@ -29,23 +29,30 @@ std::vector<Record> makeRecords() {
   return records;
 }
 
+// Copies batch b of the records into the host tensors that the step then moves to the device.
+void fillBatch(const std::vector<Record>& records, int64_t b, torch::Tensor& inputs, torch::Tensor& targets) {
+  for (int64_t i = 0; i < kBatch; ++i) {
+    const Record& r = records[b * kBatch + i];
+    for (int64_t j = 0; j < kFeatures; ++j) inputs[i][j] = r.features[j];
+    targets[i][0] = r.label;
+  }
+}
+
 int main() {
   torch::manual_seed(0);
+  const torch::Device device = probe::device();
   const std::vector<Record> records = makeRecords();
   torch::nn::Linear model(kFeatures, 1);
+  model->to(device);
   torch::optim::SGD optimizer(model->parameters(), torch::optim::SGDOptions(0.1));
 
   torch::Tensor inputs = torch::empty({kBatch, kFeatures});
   torch::Tensor targets = torch::empty({kBatch, 1});
   for (int64_t b = 0; b < kBatches; ++b) {
     probe::iteration();
-    for (int64_t i = 0; i < kBatch; ++i) {
-      const Record& r = records[b * kBatch + i];
-      for (int64_t j = 0; j < kFeatures; ++j) inputs[i][j] = r.features[j];
-      targets[i][0] = r.label;
-    }
+    fillBatch(records, b, inputs, targets);
     optimizer.zero_grad();
-    const torch::Tensor loss = torch::binary_cross_entropy_with_logits(model->forward(inputs), targets);
+    const torch::Tensor loss = torch::binary_cross_entropy_with_logits(model->forward(inputs.to(device)), targets.to(device));
     loss.backward();
     optimizer.step();
     probe::value("loss", loss.detach());

@@ -25,18 +25,20 @@ TORCH_MODULE(Classifier);
 
 int main() {
   torch::manual_seed(0);
+  const torch::Device device = probe::device();
   constexpr int64_t kFeatures = 64;
   constexpr int64_t kClasses = 10;
   constexpr int64_t kBatch = 256;
   constexpr int64_t kSamples = 2560;
 
-  const torch::Tensor centres = torch::randn({kClasses, kFeatures});
-  const torch::Tensor train_labels = torch::randint(kClasses, {kSamples}, torch::kLong);
-  const torch::Tensor train_inputs = centres.index_select(0, train_labels) + 0.5 * torch::randn({kSamples, kFeatures});
-  const torch::Tensor test_labels = torch::randint(kClasses, {kSamples}, torch::kLong);
-  const torch::Tensor test_inputs = centres.index_select(0, test_labels) + 0.5 * torch::randn({kSamples, kFeatures});
+  const torch::Tensor centres = torch::randn({kClasses, kFeatures}, device);
+  const torch::Tensor train_labels = torch::randint(kClasses, {kSamples}, torch::TensorOptions(torch::kLong).device(device));
+  const torch::Tensor train_inputs = centres.index_select(0, train_labels) + 0.5 * torch::randn({kSamples, kFeatures}, device);
+  const torch::Tensor test_labels = torch::randint(kClasses, {kSamples}, torch::TensorOptions(torch::kLong).device(device));
+  const torch::Tensor test_inputs = centres.index_select(0, test_labels) + 0.5 * torch::randn({kSamples, kFeatures}, device);
 
   Classifier model(kFeatures, 512, kClasses);
+  model->to(device);
   torch::optim::Adam optimizer(model->parameters(), torch::optim::AdamOptions(1e-3));
 
   model->train();

@@ -31,14 +31,16 @@ double accuracy(Scorer& scorer, const torch::Tensor& inputs, const torch::Tensor
 
 int main() {
   torch::manual_seed(0);
+  const torch::Device device = probe::device();
   constexpr int64_t kFeatures = 48;
   constexpr int64_t kBatch = 256;
 
-  const torch::Tensor direction = torch::randn({kFeatures, 1});
-  const torch::Tensor inputs = torch::randn({2048, kFeatures});
+  const torch::Tensor direction = torch::randn({kFeatures, 1}, device);
+  const torch::Tensor inputs = torch::randn({2048, kFeatures}, device);
   const torch::Tensor labels = inputs.matmul(direction).gt(0);
 
   Scorer scorer(kFeatures);
+  scorer.to(device);
   torch::optim::Adam optimizer(scorer.parameters(), torch::optim::AdamOptions(1e-3));
   for (int64_t start = 0; start < inputs.size(0); start += kBatch) {
     optimizer.zero_grad();

@@ -20,17 +20,19 @@ TORCH_MODULE(Regressor);
 
 int main() {
   torch::manual_seed(0);
+  const torch::Device device = probe::device();
   constexpr int64_t kFeatures = 32;
   constexpr int64_t kBatch = 256;
   constexpr int64_t kEpochs = 3;
 
-  const torch::Tensor true_weights = torch::randn({kFeatures, 1});
-  const torch::Tensor train_inputs = torch::randn({2048, kFeatures});
+  const torch::Tensor true_weights = torch::randn({kFeatures, 1}, device);
+  const torch::Tensor train_inputs = torch::randn({2048, kFeatures}, device);
   const torch::Tensor train_targets = train_inputs.matmul(true_weights);
-  const torch::Tensor valid_inputs = torch::randn({1024, kFeatures});
+  const torch::Tensor valid_inputs = torch::randn({1024, kFeatures}, device);
   const torch::Tensor valid_targets = valid_inputs.matmul(true_weights);
 
   Regressor model(kFeatures, 512);
+  model->to(device);
   torch::optim::SGD optimizer(model->parameters(), torch::optim::SGDOptions(1e-2).momentum(0.9));
 
   auto validate = [&]() {

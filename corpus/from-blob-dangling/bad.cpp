@@ -18,6 +18,7 @@ std::vector<float> parse_row(int64_t index, int64_t features) {
 
 int main() {
   torch::manual_seed(0);
+  const torch::Device device = probe::device();
   constexpr int64_t kFeatures = 32;
   constexpr int64_t kRows = 8;
   constexpr int64_t kSteps = 16;
@@ -29,13 +30,14 @@ int main() {
   }
 
   torch::nn::Linear model(kFeatures, 1);
+  model->to(device);
   torch::optim::SGD optimizer(model->parameters(), torch::optim::SGDOptions(0.01));
   for (int64_t step = 0; step < kSteps; ++step) {
     probe::iteration();
     const torch::Tensor& row = rows[step % kRows];
     probe::read(row);
     optimizer.zero_grad();
-    torch::Tensor loss = (model->forward(row.unsqueeze(0)) - 1.0).pow(2).mean();
+    torch::Tensor loss = (model->forward(row.unsqueeze(0).to(device)) - 1.0).pow(2).mean();
     loss.backward();
     optimizer.step();
   }

@@ -22,19 +22,21 @@ TORCH_MODULE(Classifier);
 
 int main() {
   torch::manual_seed(0);
+  const torch::Device device = probe::device();
   constexpr int64_t kFeatures = 16;
   constexpr int64_t kClasses = 4;
   constexpr int64_t kBatch = 64;
   constexpr int64_t kSteps = 20;
 
   Classifier model(kFeatures, 32, kClasses);
+  model->to(device);
   torch::optim::Adam optimizer(model->parameters(), torch::optim::AdamOptions(1e-3));
 
   std::vector<std::shared_ptr<torch::autograd::Node>> graph_roots;
   for (int64_t step = 0; step < kSteps; ++step) {
     probe::iteration();
-    const torch::Tensor inputs = torch::randn({kBatch, kFeatures});
-    const torch::Tensor labels = torch::randint(kClasses, {kBatch});
+    const torch::Tensor inputs = torch::randn({kBatch, kFeatures}, device);
+    const torch::Tensor labels = torch::randint(kClasses, {kBatch}, torch::TensorOptions(torch::kLong).device(device));
 
     optimizer.zero_grad();
     torch::Tensor loss = torch::nn::functional::cross_entropy(model->forward(inputs), labels);

@@ -21,18 +21,20 @@ TORCH_MODULE(Scorer);
 
 int main() {
   torch::manual_seed(0);
+  const torch::Device device = probe::device();
   constexpr int64_t kFeatures = 64;
   constexpr int64_t kBatch = 256;
   constexpr int64_t kRequests = 20;
 
   Scorer model(kFeatures, 256);
+  model->to(device);
   model->eval();
   torch::NoGradGuard no_grad;
 
   double total = 0.0;
   for (int64_t request = 0; request < kRequests; ++request) {
     probe::iteration();
-    const torch::Tensor features = torch::randn({kBatch, kFeatures});
+    const torch::Tensor features = torch::randn({kBatch, kFeatures}, device);
     auto pending = std::async(std::launch::async, [&model, &features] {
       torch::Tensor scores = model->forward(features);
       probe::output(scores);

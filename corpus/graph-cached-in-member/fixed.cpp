@@ -25,16 +25,18 @@ TORCH_MODULE(Autoencoder);
 
 int main() {
   torch::manual_seed(0);
+  const torch::Device device = probe::device();
   constexpr int64_t kFeatures = 32;
   constexpr int64_t kBatch = 64;
   constexpr int64_t kSteps = 20;
 
   Autoencoder model(kFeatures, 8);
+  model->to(device);
   torch::optim::Adam optimizer(model->parameters(), torch::optim::AdamOptions(1e-3));
 
   for (int64_t step = 0; step < kSteps; ++step) {
     probe::iteration();
-    const torch::Tensor inputs = torch::randn({kBatch, kFeatures});
+    const torch::Tensor inputs = torch::randn({kBatch, kFeatures}, device);
 
     optimizer.zero_grad();
     torch::Tensor loss = torch::mse_loss(model->forward(inputs), inputs);

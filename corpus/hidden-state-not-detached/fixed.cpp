@@ -30,12 +30,14 @@ TORCH_MODULE(CharModel);
 
 int main() {
   torch::manual_seed(0);
+  const torch::Device device = probe::device();
   constexpr int64_t kVocab = 32, kHidden = 64, kBatch = 4, kChunk = 16, kChunks = 30;
-  const torch::Tensor stream = torch::randint(kVocab, {kChunks * kChunk + 1, kBatch}, torch::kLong);
+  const torch::Tensor stream = torch::randint(kVocab, {kChunks * kChunk + 1, kBatch}, torch::TensorOptions(torch::kLong).device(device));
   CharModel model(kVocab, kHidden);
+  model->to(device);
   torch::optim::Adam optimizer(model->parameters(), torch::optim::AdamOptions(1e-3));
 
-  std::tuple<torch::Tensor, torch::Tensor> state{torch::zeros({1, kBatch, kHidden}), torch::zeros({1, kBatch, kHidden})};
+  std::tuple<torch::Tensor, torch::Tensor> state{torch::zeros({1, kBatch, kHidden}, device), torch::zeros({1, kBatch, kHidden}, device)};
   std::vector<float> losses;
   try {
     for (int64_t chunk = 0; chunk < kChunks; ++chunk) {

@@ -22,19 +22,21 @@ TORCH_MODULE(Critic);
 
 int main() {
   torch::manual_seed(0);
+  const torch::Device device = probe::device();
   constexpr int64_t kFeatures = 2;
   constexpr int64_t kBatch = 64;
   constexpr int64_t kSteps = 20;
   constexpr double kClip = 0.01;
 
   Critic critic(kFeatures);
+  critic->to(device);
   torch::optim::RMSprop optimizer(critic->parameters(), torch::optim::RMSpropOptions(5e-5));
 
   try {
     for (int64_t step = 0; step < kSteps; ++step) {
       probe::iteration();
-      const torch::Tensor real = torch::randn({kBatch, kFeatures}) + 2.0;
-      const torch::Tensor fake = torch::randn({kBatch, kFeatures});
+      const torch::Tensor real = torch::randn({kBatch, kFeatures}, device) + 2.0;
+      const torch::Tensor fake = torch::randn({kBatch, kFeatures}, device);
 
       optimizer.zero_grad();
       torch::Tensor loss = critic->forward(fake).mean() - critic->forward(real).mean();

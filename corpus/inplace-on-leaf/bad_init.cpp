@@ -21,12 +21,14 @@ TORCH_MODULE(Detector);
 
 int main() {
   torch::manual_seed(0);
+  const torch::Device device = probe::device();
   constexpr int64_t kFeatures = 12;
   constexpr int64_t kBatch = 128;
   constexpr int64_t kSteps = 20;
   constexpr double kPrior = 0.05;
 
   Detector model(kFeatures);
+  model->to(device);
   torch::optim::Adam optimizer(model->parameters(), torch::optim::AdamOptions(1e-3));
 
   try {
@@ -34,7 +36,7 @@ int main() {
 
     for (int64_t step = 0; step < kSteps; ++step) {
       probe::iteration();
-      const torch::Tensor inputs = torch::randn({kBatch, kFeatures});
+      const torch::Tensor inputs = torch::randn({kBatch, kFeatures}, device);
       const torch::Tensor labels = inputs.select(1, 0).gt(1.645).to(torch::kFloat).unsqueeze(1);
 
       optimizer.zero_grad();

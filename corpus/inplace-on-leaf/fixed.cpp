@@ -9,14 +9,15 @@
 
 int main() {
   torch::manual_seed(0);
+  const torch::Device device = probe::device();
   constexpr int64_t kFeatures = 8;
   constexpr int64_t kSteps = 20;
   constexpr double kLearningRate = 0.1;
 
   // The last column is a constant 1 so that the weights include the bias.
-  const torch::Tensor inputs = torch::cat({torch::randn({512, kFeatures}), torch::ones({512, 1})}, 1);
-  const torch::Tensor targets = inputs.matmul(torch::randn({kFeatures + 1, 1}));
-  torch::Tensor weights = torch::zeros({kFeatures + 1, 1}, torch::requires_grad());
+  const torch::Tensor inputs = torch::cat({torch::randn({512, kFeatures}, device), torch::ones({512, 1}, device)}, 1);
+  const torch::Tensor targets = inputs.matmul(torch::randn({kFeatures + 1, 1}, device));
+  torch::Tensor weights = torch::zeros({kFeatures + 1, 1}, torch::requires_grad().device(device));
 
   try {
     for (int64_t step = 0; step < kSteps; ++step) {

@@ -29,19 +29,20 @@ def forward(self, x):
 
 int main() {
   torch::manual_seed(0);
+  const torch::Device device = probe::device();
   constexpr int64_t kFeatures = 512;
   constexpr int64_t kClasses = 256;
   constexpr int64_t kRequests = 30;
   const std::string model_path = exportScorer(kFeatures, kClasses);
   std::vector<torch::Tensor> requests;
-  for (int64_t i = 0; i < kRequests; ++i) requests.push_back(torch::randn({1, kFeatures}));
+  for (int64_t i = 0; i < kRequests; ++i) requests.push_back(torch::randn({1, kFeatures}, device));
 
   torch::NoGradGuard no_grad;
   std::vector<int64_t> answers;
   for (const torch::Tensor& request : requests) {
     probe::iteration();
     const auto start = std::chrono::steady_clock::now();
-    torch::jit::Module scorer = torch::jit::load(model_path);
+    torch::jit::Module scorer = torch::jit::load(model_path, device);
     scorer.eval();
     answers.push_back(scorer.forward({request}).toTensor().argmax(-1).item<int64_t>());
     probe::value("request_ms", std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());

@@ -28,15 +28,16 @@ def forward(self, x):
 
 int main() {
   torch::manual_seed(0);
+  const torch::Device device = probe::device();
   constexpr int64_t kFeatures = 512;
   constexpr int64_t kClasses = 256;
   constexpr int64_t kRequests = 30;
   const std::string model_path = exportScorer(kFeatures, kClasses);
   std::vector<torch::Tensor> requests;
-  for (int64_t i = 0; i < kRequests; ++i) requests.push_back(torch::randn({1, kFeatures}));
+  for (int64_t i = 0; i < kRequests; ++i) requests.push_back(torch::randn({1, kFeatures}, device));
 
   torch::NoGradGuard no_grad;
-  torch::jit::Module scorer = torch::jit::load(model_path);
+  torch::jit::Module scorer = torch::jit::load(model_path, device);
   scorer.eval();
   std::vector<int64_t> answers;
   for (const torch::Tensor& request : requests) {

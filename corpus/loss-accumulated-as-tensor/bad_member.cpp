@@ -19,8 +19,12 @@ TORCH_MODULE(Regressor);
 
 class Trainer {
  public:
-  explicit Trainer(int64_t features)
-      : model_(features), optimizer_(model_->parameters(), torch::optim::SGDOptions(1e-2)) {}
+  Trainer(int64_t features, torch::Device device)
+      : model_(features),
+        optimizer_(model_->parameters(), torch::optim::SGDOptions(1e-2)),
+        running_loss_(torch::zeros({}, device)) {
+    model_->to(device);
+  }
 
   void step(const torch::Tensor& inputs, const torch::Tensor& targets) {
     optimizer_.zero_grad();
@@ -37,17 +41,18 @@ class Trainer {
  private:
   Regressor model_;
   torch::optim::SGD optimizer_;
-  torch::Tensor running_loss_ = torch::zeros({});
+  torch::Tensor running_loss_;
   int64_t steps_ = 0;
 };
 
 int main() {
   torch::manual_seed(0);
+  const torch::Device device = probe::device();
   constexpr int64_t kFeatures = 16;
-  Trainer trainer(kFeatures);
+  Trainer trainer(kFeatures, device);
   for (int64_t i = 0; i < 20; ++i) {
     probe::iteration();
-    torch::Tensor x = torch::randn({256, kFeatures});
+    torch::Tensor x = torch::randn({256, kFeatures}, device);
     trainer.step(x, x.sum(1, /*keepdim=*/true));
   }
   std::printf("mean training loss %.4f\n", trainer.meanLoss());

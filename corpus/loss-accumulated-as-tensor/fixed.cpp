@@ -19,19 +19,21 @@ TORCH_MODULE(Classifier);
 
 int main() {
   torch::manual_seed(0);
+  const torch::Device device = probe::device();
   constexpr int64_t kFeatures = 32;
   constexpr int64_t kClasses = 4;
   constexpr int64_t kBatch = 64;
   constexpr int64_t kSteps = 20;
 
   Classifier model(kFeatures, kClasses);
+  model->to(device);
   torch::optim::Adam optimizer(model->parameters(), torch::optim::AdamOptions(1e-3));
 
-  torch::Tensor epoch_loss = torch::zeros({});
+  torch::Tensor epoch_loss = torch::zeros({}, device);
   for (int64_t step = 0; step < kSteps; ++step) {
     probe::iteration();
-    const torch::Tensor inputs = torch::randn({kBatch, kFeatures});
-    const torch::Tensor labels = torch::randint(kClasses, {kBatch});
+    const torch::Tensor inputs = torch::randn({kBatch, kFeatures}, device);
+    const torch::Tensor labels = torch::randint(kClasses, {kBatch}, torch::TensorOptions(torch::kLong).device(device));
 
     optimizer.zero_grad();
     torch::Tensor loss = torch::cross_entropy_loss(model->forward(inputs), labels);

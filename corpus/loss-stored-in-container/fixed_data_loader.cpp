@@ -40,6 +40,7 @@ TORCH_MODULE(Classifier);
 
 int main() {
   torch::manual_seed(0);
+  const torch::Device device = probe::device();
   constexpr int64_t kFeatures = 8;
   constexpr int64_t kClasses = 4;
 
@@ -48,20 +49,23 @@ int main() {
       std::move(dataset), torch::data::DataLoaderOptions().batch_size(32));
 
   Classifier model(kFeatures, kClasses);
+  model->to(device);
   torch::optim::Adam optimizer(model->parameters(), torch::optim::AdamOptions(1e-2));
 
   std::vector<torch::Tensor> predictions;
   std::vector<torch::Tensor> labels;
   for (auto& batch : *data_loader) {
     probe::iteration();
+    const torch::Tensor inputs = batch.data.to(device);
+    const torch::Tensor targets = batch.target.to(device);
     optimizer.zero_grad();
-    torch::Tensor output = model->forward(batch.data);
-    torch::Tensor loss = torch::nn::functional::cross_entropy(output, batch.target);
+    torch::Tensor output = model->forward(inputs);
+    torch::Tensor loss = torch::nn::functional::cross_entropy(output, targets);
     loss.backward();
     optimizer.step();
 
     predictions.push_back(output.detach());
-    labels.push_back(batch.target);
+    labels.push_back(targets);
     probe::keep(predictions);
   }
 

@@ -21,16 +21,18 @@ TORCH_MODULE(Autoencoder);
 
 class Trainer {
  public:
-  Trainer(int64_t features, int64_t steps)
+  Trainer(int64_t features, int64_t steps, torch::Device device)
       : model_(features, 8),
         optimizer_(model_->parameters(), torch::optim::AdamOptions(1e-3)),
-        data_(torch::randn({256, features})),
-        loss_history_(static_cast<size_t>(steps)) {}
+        data_(torch::randn({256, features}, device)),
+        loss_history_(static_cast<size_t>(steps)) {
+    model_->to(device);
+  }
 
   void fit() {
     for (size_t step = 0; step < loss_history_.size(); ++step) {
       probe::iteration();
-      const torch::Tensor batch = data_.index_select(0, torch::randint(data_.size(0), {64}, torch::kLong));
+      const torch::Tensor batch = data_.index_select(0, torch::randint(data_.size(0), {64}, data_.options().dtype(torch::kLong)));
       optimizer_.zero_grad();
       torch::Tensor loss = torch::mse_loss(model_->forward(batch), batch);
       loss.backward();
@@ -57,7 +59,8 @@ class Trainer {
 
 int main() {
   torch::manual_seed(0);
-  Trainer trainer(/*features=*/32, /*steps=*/20);
+  const torch::Device device = probe::device();
+  Trainer trainer(/*features=*/32, /*steps=*/20, device);
   trainer.fit();
   std::printf("smoothed reconstruction loss %.4f\n", trainer.smoothedLoss(5));
   return 0;

@@ -27,16 +27,18 @@ TORCH_MODULE(ValueNet);
 
 int main() {
   torch::manual_seed(0);
+  const torch::Device device = probe::device();
   constexpr int64_t kFeatures = 64;
   constexpr int64_t kBatch = 32;
   constexpr int64_t kSteps = 40;
   constexpr double kDiscount = 0.9;
 
   ValueNet online(kFeatures, 256);
+  online->to(device);
   torch::optim::Adam optimizer(online->parameters(), torch::optim::AdamOptions(1e-3));
-  const torch::Tensor states = torch::randn({kSteps * kBatch, kFeatures});
-  const torch::Tensor next_states = torch::randn({kSteps * kBatch, kFeatures});
-  const torch::Tensor rewards = torch::randn({kSteps * kBatch, 1});
+  const torch::Tensor states = torch::randn({kSteps * kBatch, kFeatures}, device);
+  const torch::Tensor next_states = torch::randn({kSteps * kBatch, kFeatures}, device);
+  const torch::Tensor rewards = torch::randn({kSteps * kBatch, 1}, device);
 
   std::vector<float> loss_curve;
   for (int64_t step = 0; step < kSteps; ++step) {

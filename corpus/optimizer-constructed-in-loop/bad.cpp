@@ -29,11 +29,13 @@ int64_t adamSteps(torch::optim::Adam& optimizer) {
 
 int main() {
   torch::manual_seed(0);
+  const torch::Device device = probe::device();
   constexpr int64_t kFeatures = 8;
-  const torch::Tensor inputs = torch::randn({1024, kFeatures});
-  const torch::Tensor targets = (inputs * torch::linspace(-1, 1, kFeatures)).sum(1, /*keepdim=*/true).tanh();
+  const torch::Tensor inputs = torch::randn({1024, kFeatures}, device);
+  const torch::Tensor targets = (inputs * torch::linspace(-1, 1, kFeatures, device)).sum(1, /*keepdim=*/true).tanh();
 
   Regressor model(kFeatures);
+  model->to(device);
   for (int64_t start = 0; start < inputs.size(0); start += 32) {
     probe::iteration();
     torch::optim::Adam optimizer(model->parameters(), torch::optim::AdamOptions(1e-2));

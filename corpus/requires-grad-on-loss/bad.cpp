@@ -26,17 +26,19 @@ torch::Tensor batch_loss(Regressor& model, const torch::Tensor& inputs, const to
 
 int main() {
   torch::manual_seed(0);
+  const torch::Device device = probe::device();
   constexpr int64_t kFeatures = 16;
   constexpr int64_t kBatch = 128;
   constexpr int64_t kSteps = 20;
 
-  const torch::Tensor true_weights = torch::randn({kFeatures, 1});
+  const torch::Tensor true_weights = torch::randn({kFeatures, 1}, device);
   Regressor model(kFeatures, 64);
+  model->to(device);
   torch::optim::SGD optimizer(model->parameters(), torch::optim::SGDOptions(0.05));
 
   for (int64_t step = 0; step < kSteps; ++step) {
     probe::iteration();
-    const torch::Tensor inputs = torch::randn({kBatch, kFeatures});
+    const torch::Tensor inputs = torch::randn({kBatch, kFeatures}, device);
     const torch::Tensor targets = inputs.matmul(true_weights);
 
     optimizer.zero_grad();
@@ -48,7 +50,7 @@ int main() {
     optimizer.step();
   }
 
-  const torch::Tensor fresh = torch::randn({kBatch, kFeatures});
+  const torch::Tensor fresh = torch::randn({kBatch, kFeatures}, device);
   torch::Tensor final_loss = batch_loss(model, fresh, fresh.matmul(true_weights));
   std::printf("loss on a fresh batch: %.4f\n", final_loss.item<float>());
   return 0;

@@ -26,13 +26,15 @@ TORCH_MODULE(Classifier);
 
 int main() {
   torch::manual_seed(0);
+  const torch::Device device = probe::device();
   constexpr int64_t kFeatures = 20, kClasses = 4, kBatch = 32, kBatches = 8, kEpochs = 4;
-  const torch::Tensor inputs = torch::randn({kBatches * kBatch, kFeatures});
+  const torch::Tensor inputs = torch::randn({kBatches * kBatch, kFeatures}, device);
   const torch::Tensor labels = inputs.narrow(1, 0, kClasses).argmax(1);
-  const torch::Tensor val_inputs = torch::randn({64, kFeatures});
+  const torch::Tensor val_inputs = torch::randn({64, kFeatures}, device);
   const torch::Tensor val_labels = val_inputs.narrow(1, 0, kClasses).argmax(1);
 
   Classifier model(kFeatures, 64, kClasses);
+  model->to(device);
   torch::optim::SGD optimizer(model->parameters(), torch::optim::SGDOptions(0.1));
   std::vector<float> val_accuracy;
   for (int64_t epoch = 0; epoch < kEpochs; ++epoch) {

@@ -19,18 +19,20 @@ TORCH_MODULE(Regressor);
 
 int main() {
   torch::manual_seed(0);
+  const torch::Device device = probe::device();
   constexpr int64_t kFeatures = 16;
   constexpr int64_t kBatch = 128;
   constexpr int64_t kSteps = 20;
 
-  const torch::Tensor true_weights = torch::randn({kFeatures, 1});
+  const torch::Tensor true_weights = torch::randn({kFeatures, 1}, device);
   Regressor model(kFeatures, 32);
+  model->to(device);
   torch::optim::SGD optimizer(model->parameters(), torch::optim::SGDOptions(1e-2));
 
   float first_loss = 0.0f, last_loss = 0.0f;
   for (int64_t step = 0; step < kSteps; ++step) {
     probe::iteration();
-    const torch::Tensor inputs = torch::randn({kBatch, kFeatures});
+    const torch::Tensor inputs = torch::randn({kBatch, kFeatures}, device);
     const torch::Tensor targets = inputs.matmul(true_weights);
 
     optimizer.zero_grad();

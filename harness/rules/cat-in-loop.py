@@ -1,8 +1,12 @@
 """Confirmed when the bad program's copying is quadratic and the fixed program's linear: the
-tensor bytes allocated over all 2N iterations are close to 4x those of the first N in the bad
-program (each iteration copies everything gathered so far) and close to 2x in the fixed one.
-The last iteration is left out of both: it also holds the work after the loop (the fixed
-program's single torch::cat). The wall time of N and 2N iterations is reported alongside."""
+bytes the bad program allocates beyond the fixed one's, iteration by iteration (the growing
+torch::cat: the programs are otherwise the same), add up over all 2N iterations to close to 4x
+those of the first N (each iteration copies everything gathered so far), and the fixed
+program's bytes to close to 2x. Taking the excess keeps the per-iteration work that both do out
+of the ratio: on the GPU the caching allocator rounds every small tensor up to 512 B, which
+would otherwise swamp a short cat. The last iteration is left out of both: it also holds the
+work after the loop (the fixed program's single torch::cat). The wall time of N and 2N
+iterations is reported alongside."""
 from confirmlib import each, series
 
 MEASURE = "bytes copied per iteration"
@@ -30,9 +34,12 @@ def judge(bad, fixed, device):
 
     measures = each(bad, fixed, measure)
     b, f = measures["bad"], measures["fixed"]
-    ok = b["bytes_2n_over_n"] > 3.5 and f["bytes_2n_over_n"] < 2.5
+    excess = [x - y for x, y in zip(series(bad, "allocated_bytes")[:-1], series(fixed, "allocated_bytes")[:-1])]
+    b["excess_2n_over_n"] = doubling(excess)
+    ok = b["excess_2n_over_n"] > 3.5 and f["bytes_2n_over_n"] < 2.5
     text = (f"bytes allocated over 2N vs N iterations (N={b['iterations'] // 2}): bad {b['bytes_2n_over_n']:.2f}x "
-            f"({b['bytes_all']:.3g} B in all), fixed {f['bytes_2n_over_n']:.2f}x ({f['bytes_all']:.3g} B); "
+            f"({b['bytes_all']:.3g} B in all; beyond fixed's {b['excess_2n_over_n']:.2f}x), "
+            f"fixed {f['bytes_2n_over_n']:.2f}x ({f['bytes_all']:.3g} B); "
             f"time 2N vs N: bad {b['time_2n_over_n']:.2f}x ({b['seconds_all']:.3f} s), "
             f"fixed {f['time_2n_over_n']:.2f}x ({f['seconds_all']:.3f} s)")
     return ok, measures, text
