@@ -1,6 +1,7 @@
 #include "BackwardWithoutZeroGradCheck.h"
 
 #include "utils/AutogradModel.h"
+#include "utils/FixIts.h"
 
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 
@@ -109,6 +110,18 @@ llvm::SmallVector<UnzeroedOptimizer, 2> unzeroedOptimizers(AutogradModel &M, con
   }
   return Result;
 }
+
+/// `opt.zero_grad();` right after the statement of `opt.step()`: every step window then starts
+/// from zero gradients, also a window of several backward() calls (gradient accumulation).
+/// Only for a step on a named optimizer (a variable declared before the loop, a member).
+fixits::Fixes zeroAfterStep(const Stmt *Step, const Stmt *Loop, ASTContext &Ctx) {
+  const auto *Call = dyn_cast<CXXMemberCallExpr>(Step);
+  const Stmt *Statement = Call ? fixits::statementOf(Call, Ctx) : nullptr;
+  if (!Statement || match(optimizerMethodCall({"step"}), *Step, Ctx).empty())
+    return {};
+  std::string ZeroGrad = fixits::sameObjectCall(Call, "zero_grad", Loop, Ctx);
+  return ZeroGrad.empty() ? fixits::Fixes() : fixits::insertAfter(Statement, ZeroGrad + ";", Ctx);
+}
 } // namespace
 
 void BackwardWithoutZeroGradCheck::registerMatchers(MatchFinder *Finder) {
@@ -149,7 +162,7 @@ void BackwardWithoutZeroGradCheck::check(const MatchFinder::MatchResult &Result)
       diag(U.Backward->getBeginLoc(),
            "backward() accumulates into gradients of '%0' that are never zeroed in this "
            "training loop; consider calling %0.zero_grad() before this step")
-          << Name;
+          << Name << zeroAfterStep(U.Step, Loop, Ctx);
       diag(Loop->getBeginLoc(), "loop starts here", DiagnosticIDs::Note);
       diag(U.Step->getBeginLoc(), "optimizer step is here", DiagnosticIDs::Note);
     }
@@ -158,7 +171,8 @@ void BackwardWithoutZeroGradCheck::check(const MatchFinder::MatchResult &Result)
 
   diag(Backward->Call->getBeginLoc(),
        "backward() accumulates into gradients that are never zeroed in this training loop; "
-       "consider calling optimizer.zero_grad() at the top of each step");
+       "consider calling optimizer.zero_grad() at the top of each step")
+      << (Step->Site == Step->Call ? zeroAfterStep(Step->Call, Loop, Ctx) : fixits::Fixes());
   diag(Loop->getBeginLoc(), "loop starts here", DiagnosticIDs::Note);
   diag(Step->Call->getBeginLoc(), "optimizer step is here", DiagnosticIDs::Note);
   if (Fn && Fn->getBody())

@@ -89,12 +89,15 @@ bool isDiscarded(const Expr *E, ASTContext &Ctx) {
 }
 
 /// A local tensor handle (variable or by-value parameter) that `x = x.op(...)` can rebind
-/// without touching any other handle of the same tensor.
+/// without touching any other handle of the same tensor, or a parameter `Tensor &x` through
+/// which the caller's handle is rebound (what a caller that hands it over expects changed).
 const VarDecl *rebindableLocal(const Expr *Object) {
   const auto *Ref = dyn_cast<DeclRefExpr>(Object->IgnoreParenImpCasts());
   const auto *VD = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
-  if (!VD || !VD->hasLocalStorage() || VD->getType()->isReferenceType() ||
-      Ref->getType().isConstQualified() || !isTensorType(VD->getType()))
+  if (!VD || !VD->hasLocalStorage() || Ref->getType().isConstQualified() ||
+      !isTensorType(VD->getType().getNonReferenceType()))
+    return nullptr;
+  if (VD->getType()->isReferenceType() && !(isa<ParmVarDecl>(VD) && VD->getType()->isLValueReferenceType()))
     return nullptr;
   return VD;
 }

@@ -1,6 +1,7 @@
 #include "EmptyCacheInLoopCheck.h"
 
 #include "utils/AutogradModel.h"
+#include "utils/FixIts.h"
 #include "utils/TorchNames.h"
 
 #include "clang/ASTMatchers/ASTMatchFinder.h"
@@ -39,6 +40,10 @@ void EmptyCacheInLoopCheck::check(const MatchFinder::MatchResult &Result) {
   if (Hot->Via)
     diag(Hot->Via->getBeginLoc(), "called on every iteration here", DiagnosticIDs::Note);
   diag(Hot->Loop->getBeginLoc(), "loop starts here", DiagnosticIDs::Note);
+  // The call as a statement of its own: removing it changes no tensor.
+  if (const Stmt *Statement = fixits::statementOf(Call, Ctx))
+    if (fixits::Fixes Fix = fixits::remove(Statement, Ctx); !Fix.empty())
+      diag(Call->getBeginLoc(), "remove the call", DiagnosticIDs::Note) << Fix;
 }
 
 } // namespace torchtidy

@@ -1,6 +1,7 @@
 #include "EvalWithoutNoGradCheck.h"
 
 #include "utils/AutogradModel.h"
+#include "utils/FixIts.h"
 
 #include "clang/AST/ParentMapContext.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
@@ -86,36 +87,31 @@ bool gradNeutral(const Stmt *S, ASTContext &Ctx) {
          });
 }
 
-/// Whether torch::NoGradGuard is declared in this translation unit.
-bool hasTorchNoGradGuard(ASTContext &Ctx) {
-  for (const NamedDecl *NS : Ctx.getTranslationUnitDecl()->lookup(&Ctx.Idents.get("torch")))
-    if (const auto *DC = dyn_cast<NamespaceDecl>(NS))
-      if (!DC->lookup(&Ctx.Idents.get("NoGradGuard")).empty())
-        return true;
-  return false;
-}
-
 /// A guard declared right before the loop scopes it to the rest of the block: safe only
-/// when nothing after the loop in that block can depend on autograd.
-std::optional<FixItHint> guardFix(const Stmt *Loop, const FunctionDecl *FD, ASTContext &Ctx) {
+/// when nothing after the loop in that block can depend on autograd. Otherwise a guard first
+/// in the loop's body scopes it to exactly the iterations.
+fixits::Fixes guardFix(const Stmt *Loop, const FunctionDecl *FD, ASTContext &Ctx) {
   const SourceManager &SM = Ctx.getSourceManager();
   SourceLocation Begin = Loop->getBeginLoc();
-  if (Begin.isMacroID() || Loop->getEndLoc().isMacroID() || !hasTorchNoGradGuard(Ctx))
-    return std::nullopt;
+  if (Begin.isMacroID() || Loop->getEndLoc().isMacroID() || !fixits::declaresTorch("NoGradGuard", Ctx))
+    return {};
   const auto *Block = dyn_cast_or_null<CompoundStmt>(parentStmt(Loop, Ctx));
-  if (!Block || isa_and_nonnull<SwitchStmt>(parentStmt(Block, Ctx)))
-    return std::nullopt;
+  bool BeforeLoop = Block && !isa_and_nonnull<SwitchStmt>(parentStmt(Block, Ctx));
   bool After = false;
-  for (const Stmt *S : Block->body()) {
+  for (const Stmt *S : BeforeLoop ? Block->body() : llvm::iterator_range<Stmt *const *>(nullptr, nullptr)) {
     if (After && !gradNeutral(S, Ctx))
-      return std::nullopt;
+      BeforeLoop = false;
     After = After || S == Loop;
   }
-  if (FD && FD->hasBody() &&
-      !match(stmt(hasDescendant(clang::ast_matchers::namedDecl(hasName("no_grad")))), *FD->getBody(), Ctx).empty())
-    return std::nullopt;
-  StringRef Line = Lexer::getIndentationForLine(Begin, SM);
-  return FixItHint::CreateInsertion(Begin, ("torch::NoGradGuard no_grad;\n" + Line).str());
+  if (BeforeLoop && FD && FD->hasBody() &&
+      match(stmt(hasDescendant(clang::ast_matchers::namedDecl(hasName("no_grad")))), *FD->getBody(), Ctx).empty()) {
+    StringRef Line = Lexer::getIndentationForLine(Begin, SM);
+    return {FixItHint::CreateInsertion(Begin, ("torch::NoGradGuard no_grad;\n" + Line).str())};
+  }
+  const auto *Body = dyn_cast_or_null<CompoundStmt>(loopBody(Loop));
+  if (!Body || fixits::sourceText(Body, Ctx).contains("no_grad"))
+    return {};
+  return fixits::insertFirst(Body, "torch::NoGradGuard no_grad;", Ctx);
 }
 
 } // namespace
@@ -198,8 +194,7 @@ void EvalWithoutNoGradCheck::check(const MatchFinder::MatchResult &Result) {
                   "model forward runs with autograd enabled in an evaluation loop; consider "
                   "'torch::NoGradGuard no_grad;' (or c10::InferenceMode) before the loop");
     if (!F.Escapes)
-      if (auto Fix = guardFix(Loop, Inner, Ctx))
-        D << *Fix;
+      D << guardFix(Loop, Inner, Ctx);
   }
   if (Fwd->Site != Fwd->Call)
     diag(Fwd->Call->getBeginLoc(), "the model forward runs here", DiagnosticIDs::Note);

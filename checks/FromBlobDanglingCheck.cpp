@@ -1,6 +1,7 @@
 #include "FromBlobDanglingCheck.h"
 
 #include "utils/AutogradModel.h"
+#include "utils/FixIts.h"
 
 #include "clang/AST/ParentMapContext.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
@@ -213,6 +214,22 @@ private:
   Buffer B;
   const Stmt *Scope = nullptr;
 };
+/// `.clone()` on the from_blob call when \p Site keeps its result directly (a push_back's
+/// argument, an assignment's value, a returned value): nothing else sees the shared memory,
+/// so a copy changes nothing but its lifetime.
+fixits::Fixes cloneFix(const CallExpr *Blob, const Stmt *Site, ASTContext &Ctx) {
+  DynTypedNode N = DynTypedNode::create(*Blob);
+  for (unsigned Steps = 0; Steps < 8; ++Steps) {
+    N = parentOf(N, Ctx);
+    const auto *S = N.get<Stmt>();
+    if (S == Site)
+      return fixits::appendCall(Blob, ".clone()", Ctx);
+    if (!isa_and_nonnull<ImplicitCastExpr, MaterializeTemporaryExpr, CXXBindTemporaryExpr, ExprWithCleanups,
+                         CXXConstructExpr>(S))
+      return {};
+  }
+  return {};
+}
 } // namespace
 
 void FromBlobDanglingCheck::registerMatchers(MatchFinder *Finder) {
@@ -238,7 +255,7 @@ void FromBlobDanglingCheck::check(const MatchFinder::MatchResult &Result) {
   diag(Blob->getBeginLoc(),
        "tensor from torch::from_blob over %0 outlives it: the tensor does not own that memory and reads "
        "it after it is freed; consider '.clone()' to give the tensor its own copy")
-      << Name;
+      << Name << cloneFix(Blob, Site, *Result.Context);
   diag(Site->getBeginLoc(), "the tensor is kept here", DiagnosticIDs::Note);
   if (B->Owner)
     diag(B->Owner->getLocation(), "%0 is destroyed at the end of its scope", DiagnosticIDs::Note) << Name;

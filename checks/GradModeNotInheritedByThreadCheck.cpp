@@ -1,6 +1,7 @@
 #include "GradModeNotInheritedByThreadCheck.h"
 
 #include "utils/AutogradModel.h"
+#include "utils/FixIts.h"
 
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 
@@ -8,6 +9,28 @@ using namespace clang;
 using namespace clang::ast_matchers;
 
 namespace torchtidy {
+namespace {
+
+/// The guard of the starting thread's kind (c10::InferenceMode or torch::NoGradGuard) as the
+/// first statement of the lambda \p Fn that the thread runs (defined in \p Launch).
+fixits::Fixes guardFirst(const FunctionDecl *Fn, const Expr *Launch, const GradModeFact &Outside, ASTContext &Ctx) {
+  const auto *Method = dyn_cast<CXXMethodDecl>(Fn);
+  const auto *Body = dyn_cast_or_null<CompoundStmt>(Fn->getBody());
+  if (!Method || !Method->getParent()->isLambda() || !Body ||
+      !isWithin(Method->getParent()->getLocation(), Launch->getSourceRange(), Ctx.getSourceManager()) ||
+      fixits::sourceText(Body, Ctx).contains("no_grad") || fixits::sourceText(Body, Ctx).contains("guard"))
+    return {};
+  const auto *Guard = dyn_cast_or_null<DeclStmt>(Outside.DecidedBy);
+  const auto *GuardVar = Guard && Guard->isSingleDecl() ? dyn_cast<VarDecl>(Guard->getSingleDecl()) : nullptr;
+  const CXXRecordDecl *Kind = GuardVar ? GuardVar->getType()->getAsCXXRecordDecl() : nullptr;
+  if (Kind && Kind->getQualifiedNameAsString() == "c10::InferenceMode")
+    return fixits::insertFirst(Body, "c10::InferenceMode guard;", Ctx);
+  if (!fixits::declaresTorch("NoGradGuard", Ctx))
+    return {};
+  return fixits::insertFirst(Body, "torch::NoGradGuard no_grad;", Ctx);
+}
+
+} // namespace
 
 void GradModeNotInheritedByThreadCheck::registerMatchers(MatchFinder *Finder) {
   TorchCheck::registerMatchers(Finder);
@@ -40,7 +63,8 @@ void GradModeNotInheritedByThreadCheck::check(const MatchFinder::MatchResult &Re
   diag(Forward->getBeginLoc(),
        "model forward runs on another thread, where the no-grad scope around the thread's creation "
        "does not apply (grad mode is thread-local): autograd records a graph on every call; consider "
-       "a torch::NoGradGuard or c10::InferenceMode inside the thread's function");
+       "a torch::NoGradGuard or c10::InferenceMode inside the thread's function")
+      << guardFirst(Fn, Launch, Outside, *Result.Context);
   diag(Launch->getBeginLoc(), "the thread starts here", DiagnosticIDs::Note);
   if (Outside.DecidedBy)
     diag(Outside.DecidedBy->getBeginLoc(), "autograd is disabled here, on the starting thread only",

@@ -1,6 +1,7 @@
 #include "GraphCachedInMemberCheck.h"
 
 #include "utils/AutogradModel.h"
+#include "utils/FixIts.h"
 
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 
@@ -55,17 +56,19 @@ void GraphCachedInMemberCheck::check(const MatchFinder::MatchResult &Result) {
   // A member used as the step's loss, backpropagated before the method returns, is not a cache.
   if (M.reachesBackward(Assign->getArg(0), Assign))
     return;
+  // The member keeps the value without its graph.
+  fixits::Fixes Fix = fixits::appendCall(Value->IgnoreImplicit(), ".detach()", *Result.Context);
   if (mentions(Value, Field, *Result.Context))
     diag(Assign->getOperatorLoc(),
          "graph-attached tensor computed from member '%0' is stored back into it: every call chains "
          "its autograd graph onto the previous ones, which are never freed; consider computing the "
          "update under torch::NoGradGuard or from '.detach()'")
-        << Field->getName();
+        << Field->getName() << Fix;
   else
     diag(Assign->getOperatorLoc(),
          "graph-attached tensor is cached in member '%0': it keeps the autograd graph of the call "
          "that computed it alive until the member is overwritten; consider caching '.detach()' or nothing")
-        << Field->getName();
+        << Field->getName() << Fix;
   if (const Expr *Source = M.originAt(Value).Source; Source && Source != Value->IgnoreImplicit())
     diag(Source->getBeginLoc(), "autograd records the graph here", DiagnosticIDs::Note);
 }

@@ -1,6 +1,7 @@
 #include "HiddenStateNotDetachedCheck.h"
 
 #include "utils/AutogradModel.h"
+#include "utils/FixIts.h"
 #include "utils/TorchMatchers.h"
 
 #include "clang/AST/ExprCXX.h"
@@ -83,6 +84,60 @@ bool callsDetach(const Expr *E, ASTContext &Ctx) {
               .empty();
 }
 
+/// `h = h.detach();` for a tensor state, `s = {std::get<0>(s).detach(), ...};` for a tuple (or
+/// pair) of tensors; empty for any other state.
+std::string detachStatement(const ValueDecl *State) {
+  std::string Name = State->getNameAsString();
+  QualType T = State->getType().getNonReferenceType();
+  if (T.isConstQualified())
+    return {};
+  if (isTensorType(T))
+    return Name + " = " + Name + ".detach();";
+  const auto *Spec = dyn_cast_or_null<ClassTemplateSpecializationDecl>(T->getAsCXXRecordDecl());
+  if (!Spec || !Spec->isInStdNamespace() || (Spec->getName() != "tuple" && Spec->getName() != "pair"))
+    return {};
+  bool Pair = Spec->getName() == "pair";
+  const TemplateArgumentList &Args = Spec->getTemplateArgs();
+  llvm::SmallVector<const TemplateArgument *, 4> Types;
+  for (const TemplateArgument &A : Args.asArray()) {
+    if (A.getKind() == TemplateArgument::Pack)
+      for (const TemplateArgument &P : A.pack_elements())
+        Types.push_back(&P);
+    else
+      Types.push_back(&A);
+  }
+  std::string Parts;
+  for (size_t I = 0; I < Types.size(); ++I) {
+    if (Types[I]->getKind() != TemplateArgument::Type || !isTensorType(Types[I]->getAsType()))
+      return {};
+    Parts += (I ? ", " : "") +
+             (Pair ? Name + (I ? ".second" : ".first") : "std::get<" + std::to_string(I) + ">(" + Name + ")") +
+             ".detach()";
+  }
+  return Types.empty() ? std::string() : Name + " = {" + Parts + "};";
+}
+
+/// The states \p Write carries, each detached right after the statement of \p Backward:
+/// where the state crosses into the next iteration, after this iteration's graph has been
+/// used. Only for locals declared before \p Loop, and members (named as written).
+fixits::Fixes detachAfter(const Stmt *Backward, llvm::ArrayRef<const ValueDecl *> States, const Stmt *Loop,
+                          ASTContext &Ctx) {
+  const Stmt *At = fixits::blockStatement(Backward, Ctx);
+  const SourceManager &SM = Ctx.getSourceManager();
+  if (!At || !isWithin(At->getBeginLoc(), Loop->getSourceRange(), SM))
+    return {};
+  std::string Code;
+  for (const ValueDecl *State : States) {
+    std::string Statement = detachStatement(State);
+    bool Visible = isa<FieldDecl>(State) || (isa<VarDecl>(State) && SM.isBeforeInTranslationUnit(
+                                                                        State->getLocation(), Loop->getBeginLoc()));
+    if (Statement.empty() || !Visible)
+      return {};
+    Code += (Code.empty() ? "" : "\n") + Statement;
+  }
+  return fixits::insertAfter(At, Code, Ctx);
+}
+
 } // namespace
 
 void HiddenStateNotDetachedCheck::registerMatchers(MatchFinder *Finder) {
@@ -163,6 +218,14 @@ void HiddenStateNotDetachedCheck::check(const MatchFinder::MatchResult &Result) 
     for (const LoopEvent &E : Model.loop(L).Events)
       if (E.Kind == LoopEventKind::Backward && enclosingFunction(E.Site, Ctx) == Fn)
         Backwards.push_back(E.Site);
+  // Every state one write carries (`std::tie(h, c) = ...`), each once.
+  auto CarriedBy = [&](const Stmt *Write) {
+    llvm::SmallVector<const ValueDecl *, 2> States;
+    for (const Carry &C : Carries)
+      if (C.Write == Write && !llvm::is_contained(States, C.State.Carrier))
+        States.push_back(C.State.Carrier);
+    return States;
+  };
   for (const auto &[Write, W] : Carries) {
     const ValueDecl *State = W.Carrier;
     // Another forward's result written to the same state in between replaces it too (a GAN's
@@ -187,7 +250,7 @@ void HiddenStateNotDetachedCheck::check(const MatchFinder::MatchResult &Result) 
                                    "and is fed to the next forward: every backward() reaches back through all "
                                    "earlier iterations (or fails on their freed graphs); consider detaching it "
                                    "after backward()")
-            << State->getName();
+            << State->getName() << detachAfter(Backward, CarriedBy(Write), Loop, Ctx);
         Reported.insert(Write);
         diag(Backward->getBeginLoc(), "backward() here", DiagnosticIDs::Note);
         diag(Forward->getBeginLoc(), "fed to the forward here", DiagnosticIDs::Note);

@@ -1,6 +1,7 @@
 #include "InplaceOnLeafCheck.h"
 
 #include "utils/AutogradModel.h"
+#include "utils/FixIts.h"
 
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 #include "clang/Lex/Lexer.h"
@@ -52,6 +53,16 @@ StringRef noteText(const LeafFact &L) {
   return "";
 }
 
+/// The statement of the update wrapped in `{ torch::NoGradGuard no_grad; ... }`. Not for a
+/// declaration (the block would end its scope) nor where `no_grad` already names something.
+fixits::Fixes guardFix(const Expr *Op, ASTContext &Ctx) {
+  const Stmt *S = fixits::blockStatement(Op, Ctx);
+  if (!S || isa<DeclStmt>(S) || !fixits::declaresTorch("NoGradGuard", Ctx) ||
+      fixits::sourceText(S, Ctx).contains("no_grad"))
+    return {};
+  return fixits::wrapInBlock(S, "torch::NoGradGuard no_grad;", Ctx);
+}
+
 } // namespace
 
 void InplaceOnLeafCheck::registerMatchers(MatchFinder *Finder) {
@@ -97,7 +108,7 @@ void InplaceOnLeafCheck::check(const MatchFinder::MatchResult &Result) {
                                 : "leaf tensor '" + Name + "' that requires grad";
   std::string Remedy = Op->OutOfPlace.empty() ? "" : " or using the out-of-place '" + Op->OutOfPlace + "'";
   diag(Loc, "%0 %1 throws at runtime; consider wrapping the update in 'torch::NoGradGuard'%2")
-      << What << Subject << Remedy;
+      << What << Subject << Remedy << guardFix(Call, Ctx);
 
   // The note is noise when the source is the very expression the op is applied to.
   SourceRange TargetRange = Op->Target->getSourceRange();

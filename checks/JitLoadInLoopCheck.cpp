@@ -1,6 +1,7 @@
 #include "JitLoadInLoopCheck.h"
 
 #include "utils/AutogradModel.h"
+#include "utils/FixIts.h"
 
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 
@@ -63,6 +64,11 @@ void JitLoadInLoopCheck::check(const MatchFinder::MatchResult &Result) {
   if (Hot->Via)
     diag(Hot->Via->getBeginLoc(), "called on every iteration here", DiagnosticIDs::Note);
   diag(Hot->Loop->getBeginLoc(), "loop starts here", DiagnosticIDs::Note);
+  // `torch::jit::Module m = torch::jit::load(path);` in the loop's body: load it before the loop.
+  const DeclStmt *Declaration = fixits::declarationOf(Load, Ctx);
+  if (!Hot->Via && Declaration && parentOf(Declaration, Ctx).get<Stmt>() == loopBody(Hot->Loop))
+    if (fixits::Fixes Fix = fixits::hoistBefore(Declaration, Hot->Loop, Ctx); !Fix.empty())
+      diag(Declaration->getBeginLoc(), "load it once, before the loop", DiagnosticIDs::Note) << Fix;
 }
 
 } // namespace torchtidy

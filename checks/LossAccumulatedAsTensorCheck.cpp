@@ -1,6 +1,7 @@
 #include "LossAccumulatedAsTensorCheck.h"
 
 #include "utils/AutogradModel.h"
+#include "utils/FixIts.h"
 
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 #include "clang/Lex/Lexer.h"
@@ -123,6 +124,8 @@ void LossAccumulatedAsTensorCheck::check(const MatchFinder::MatchResult &Result)
     const auto *Owner = VD ? dyn_cast_or_null<FunctionDecl>(VD->getParentFunctionOrMethod()) : nullptr;
     if (VD && !Value->getBeginLoc().isMacroID() && readOnlyAsNumber(VD, Owner, Ctx))
       Diag << itemFix(Value, Ctx);
+    else // the total feeds no gradient: a detached sum is the same number without the graphs
+      Diag << fixits::appendCall(Value->IgnoreImplicit(), ".detach()", Ctx);
   }
   if (Origin.Source && Origin.Source != Value->IgnoreImplicit() &&
       !Origin.Source->getBeginLoc().isMacroID())

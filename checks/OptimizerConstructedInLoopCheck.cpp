@@ -1,6 +1,7 @@
 #include "OptimizerConstructedInLoopCheck.h"
 
 #include "utils/AutogradModel.h"
+#include "utils/FixIts.h"
 
 #include "clang/AST/ParentMapContext.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
@@ -189,6 +190,11 @@ void OptimizerConstructedInLoopCheck::check(const MatchFinder::MatchResult &Resu
     diag(ViaCall->getBeginLoc(), "the function that constructs it is called in every iteration of this loop",
          DiagnosticIDs::Note);
   diag(Loop->getBeginLoc(), "loop starts here", DiagnosticIDs::Note);
+  // `torch::optim::Adam opt(...);` in the loop's body: construct it before the loop.
+  const DeclStmt *Declaration = fixits::declarationOf(Create, Ctx);
+  if (!ViaCall && Declaration && parentOf(Declaration, Ctx).get<Stmt>() == loopBody(Loop))
+    if (fixits::Fixes Fix = fixits::hoistBefore(Declaration, Loop, Ctx); !Fix.empty())
+      diag(Declaration->getBeginLoc(), "construct it once, before the loop", DiagnosticIDs::Note) << Fix;
 }
 
 } // namespace torchtidy

@@ -1,6 +1,7 @@
 #include "TrainNotRestoredAfterEvalCheck.h"
 
 #include "utils/AutogradModel.h"
+#include "utils/FixIts.h"
 #include "utils/TorchMatchers.h"
 
 #include "clang/ASTMatchers/ASTMatchFinder.h"
@@ -127,11 +128,21 @@ void TrainNotRestoredAfterEvalCheck::check(const MatchFinder::MatchResult &Resul
   }
   if (!Next || !Trained || !AfterStep)
     return;
+  // `model->train();` first in the loop's body restores training mode for every step, when every
+  // step of the iteration comes before the eval() (the next step is the next iteration's).
+  fixits::Fixes Fix;
+  const auto *Body = dyn_cast<CompoundStmt>(loopBody(At->Loop));
+  bool StepsBefore = llvm::all_of(Model.loop(At->Loop).Events, [&](const LoopEvent &E) {
+    return (E.Kind != LoopEventKind::Backward && E.Kind != LoopEventKind::Step) || Before(E.Site, At->Site);
+  });
+  if (At->Site == Eval && StepsBefore && Body && !Body->body_empty())
+    if (std::string Train = fixits::sameObjectCall(Eval, "train", At->Loop, Ctx); !Train.empty())
+      Fix = fixits::insertBefore(Body->body_front(), Train + ";", Ctx);
   diag(Eval->getBeginLoc(), "'%0' is put in evaluation mode here and not back in training mode before "
                             "the next training step: dropout stays off and batch norm keeps using its "
                             "running statistics; consider calling %0->train() at the start of each "
                             "training phase")
-      << At->Module->getName();
+      << At->Module->getName() << Fix;
   if (At->Site != Eval)
     diag(At->Site->getBeginLoc(), "evaluation called here", DiagnosticIDs::Note);
   diag(Next->Site->getBeginLoc(), "next training step", DiagnosticIDs::Note);

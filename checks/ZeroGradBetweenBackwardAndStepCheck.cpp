@@ -1,6 +1,7 @@
 #include "ZeroGradBetweenBackwardAndStepCheck.h"
 
 #include "utils/AutogradModel.h"
+#include "utils/FixIts.h"
 
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 
@@ -64,6 +65,13 @@ void ZeroGradBetweenBackwardAndStepCheck::check(const MatchFinder::MatchResult &
            "gradients; consider zeroing before the forward pass or after step()");
       diag(Backward->getBeginLoc(), "backward() runs here", DiagnosticIDs::Note);
       diag(Step->getBeginLoc(), "step() runs here", DiagnosticIDs::Note);
+      // Zeroing right after the step clears the gradients for the next backward() instead.
+      const Stmt *ZeroStatement = fixits::statementOf(Zero, *Result.Context);
+      const auto *StepCall = dyn_cast<Expr>(Step);
+      const Stmt *StepStatement = StepCall ? fixits::statementOf(StepCall, *Result.Context) : nullptr;
+      if (ZeroStatement && StepStatement)
+        if (fixits::Fixes Fix = fixits::moveAfter(ZeroStatement, StepStatement, *Result.Context); !Fix.empty())
+          diag(Step->getEndLoc(), "move zero_grad() after step()", DiagnosticIDs::Note) << Fix;
       return;
     }
   }

@@ -525,17 +525,24 @@ private:
                              {"message", N.Text}});
       if (!Related.empty())
         D["relatedInformation"] = std::move(Related);
-      json Edits = json::object();
-      for (const Replacement &Rp : F.Primary.Fix)
-        if (!Rp.Where.File.empty() && Rp.Where.Line)
-          Edits[InText(Rp.Where) ? Uri : uriFromPath(Rp.Where.File)].push_back(
-              {{"range", Pos.range(Rp.Where, InText(Rp.Where))}, {"newText", Rp.Text}});
-      if (!Edits.empty())
-        Actions.push_back({{"title", "fix " + F.Check + ": " + F.Primary.Text},
-                           {"kind", "quickfix"},
-                           {"diagnostics", json::array({D})},
-                           {"isPreferred", true},
-                           {"edit", {{"changes", std::move(Edits)}}}});
+      // The warning's fix is the preferred quick fix; a note's fix (a choice the user makes,
+      // applied by --fix-notes on the command line) is offered too, titled by its note.
+      auto Offer = [&](const Message &M, bool Preferred) {
+        json Edits = json::object();
+        for (const Replacement &Rp : M.Fix)
+          if (!Rp.Where.File.empty() && Rp.Where.Line)
+            Edits[InText(Rp.Where) ? Uri : uriFromPath(Rp.Where.File)].push_back(
+                {{"range", Pos.range(Rp.Where, InText(Rp.Where))}, {"newText", Rp.Text}});
+        if (!Edits.empty())
+          Actions.push_back({{"title", "fix " + F.Check + ": " + M.Text},
+                             {"kind", "quickfix"},
+                             {"diagnostics", json::array({D})},
+                             {"isPreferred", Preferred},
+                             {"edit", {{"changes", std::move(Edits)}}}});
+      };
+      Offer(F.Primary, true);
+      for (const Message &N : F.Notes)
+        Offer(N, false);
       Diagnostics.push_back(std::move(D));
     }
     publish(Uri, Version, std::move(Diagnostics), std::move(Actions));

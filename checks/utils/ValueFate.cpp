@@ -37,7 +37,10 @@ public:
   }
 
 private:
-  void follow(const ValueDecl *D) {
+  /// \p Entered: \p D is a parameter the value was passed to at a call being followed; through
+  /// a const reference the callee hands nothing back, so its other callers' arguments are not
+  /// this value.
+  void follow(const ValueDecl *D, bool Entered = false) {
     if (!D || !Seen.insert(D).second)
       return;
     if (const auto *DD = dyn_cast<DecompositionDecl>(D)) {
@@ -49,7 +52,8 @@ private:
     if (isa<FieldDecl>(D) || (VD && !VD->isLocalVarDeclOrParm()))
       Escaped = true; // other translation units may use it
     if (const auto *P = dyn_cast_or_null<ParmVarDecl>(VD);
-        P && (P->getType()->isReferenceType() || P->getType()->isPointerType())) {
+        P && (P->getType()->isReferenceType() || P->getType()->isPointerType()) &&
+        !(Entered && P->getType()->isReferenceType() && P->getType().getNonReferenceType().isConstQualified())) {
       // The container came from the caller, who may use it further.
       const auto *FD = dyn_cast<FunctionDecl>(P->getDeclContext());
       auto Callers = M.callersOf(FD);
@@ -101,7 +105,7 @@ private:
     unsigned Offset = isa<CXXOperatorCallExpr>(Call) && isa<CXXMethodDecl>(FD) ? 1 : 0;
     for (unsigned I = Offset; I < Call->getNumArgs(); ++I)
       if (Call->getArg(I) == Arg && I - Offset < Def->getNumParams())
-        follow(Def->getParamDecl(I - Offset));
+        follow(Def->getParamDecl(I - Offset), /*Entered=*/true);
   }
 
   /// Follows the value of \p E upwards through the expressions that carry its tensors.

@@ -1,4 +1,8 @@
 // RUN: %tidy --checks='-*,torch-backward-without-zero-grad' %s -- %torch_flags 2>&1 | %filecheck %s
+// RUN: cp %s %t.cpp
+// RUN: %tidy --checks='-*,torch-backward-without-zero-grad' --fix %t.cpp -- %torch_flags > /dev/null 2>&1
+// RUN: FileCheck --check-prefix=FIXED --input-file=%t.cpp %s
+// RUN: %clangxx -fsyntax-only %torch_flags %t.cpp
 
 #include <torch/torch.h>
 
@@ -45,6 +49,9 @@ void positiveIndexLoop(Net &model, const torch::Tensor &x, const torch::Tensor &
     optimizer.step();
   }
 }
+// FIXED: void positiveIndexLoop(
+// FIXED: optimizer.step();
+// FIXED-NEXT: optimizer.zero_grad();
 
 void positiveDataLoader(Net &model) {
   auto loader = torch::data::make_data_loader(
@@ -61,6 +68,9 @@ void positiveDataLoader(Net &model) {
     optimizer.step();
   }
 }
+// FIXED: void positiveDataLoader(
+// FIXED: optimizer.step();
+// FIXED-NEXT: optimizer.zero_grad();
 
 // Zeroed once per epoch, stepped every batch: every batch after the first steps with the
 // sum of all earlier batches' gradients.

@@ -1,4 +1,12 @@
 // RUN: %tidy --checks='-*,torch-empty-cache-in-loop' %s -- %torch_flags %cuda_flags 2>&1 | %filecheck %s
+// RUN: cp %s %t.cpp
+// RUN: %tidy --checks='-*,torch-empty-cache-in-loop' --fix-notes %t.cpp -- %torch_flags %cuda_flags > /dev/null 2>&1
+// RUN: FileCheck --check-prefix=FIXED --input-file=%t.cpp %s
+// RUN: %clangxx -fsyntax-only %torch_flags %cuda_flags %t.cpp
+// Plain --fix leaves a note's fix alone.
+// RUN: cp %s %t.plain.cpp
+// RUN: %tidy --checks='-*,torch-empty-cache-in-loop' --fix %t.plain.cpp -- %torch_flags %cuda_flags > /dev/null 2>&1
+// RUN: diff %s %t.plain.cpp
 #include <torch/torch.h>
 
 #include <c10/cuda/CUDACachingAllocator.h>
@@ -55,6 +63,9 @@ void positiveWhileLoop(Net &net, torch::optim::SGD &optimizer, torch::Tensor x, 
     // CHECK: :[[@LINE-4]]:3: note: loop starts here
   }
 }
+// FIXED: void positiveWhileLoop(
+// FIXED: trainStep(net, optimizer, x, y);
+// FIXED-NEXT: {{.*}}warning: 'emptyCache()' runs on every iteration
 
 // `step % 100` used as a boolean is true on 99 steps of 100.
 void positiveModuloAsBoolean(Net &net, torch::optim::SGD &optimizer, torch::Tensor x, torch::Tensor y) {

@@ -1,4 +1,8 @@
 // RUN: %tidy --checks='-*,torch-from-blob-dangling' %s -- %torch_flags 2>&1 | %filecheck %s
+// RUN: cp %s %t.cpp
+// RUN: %tidy --checks='-*,torch-from-blob-dangling' --fix %t.cpp -- %torch_flags > /dev/null 2>&1
+// RUN: FileCheck --check-prefix=FIXED --input-file=%t.cpp %s
+// RUN: %clangxx -fsyntax-only %torch_flags %t.cpp
 #include <torch/torch.h>
 
 #include <array>
@@ -31,6 +35,9 @@ torch::Tensor positiveReturnLocalVector(const std::vector<double> &values) {
   // CHECK: :[[@LINE-2]]:3: note: the tensor is kept here
   // CHECK: :[[@LINE-4]]:22: note: 'buffer' is destroyed at the end of its scope
 }
+// FIXED: torch::Tensor positiveReturnLocalVector(
+// FIXED: std::vector<float> buffer(values.begin(), values.end());
+// FIXED-NEXT: return torch::from_blob(buffer.data(), {static_cast<int64_t>(buffer.size())}, torch::kFloat).clone();
 
 torch::Tensor positiveReturnViewOfImage(const std::string &path) {
   Image img = decode(path);
@@ -54,6 +61,9 @@ struct Reader {
     // CHECK: :[[@LINE-1]]:13: [[ERROR]]: tensor from torch::from_blob over 'row' outlives it
   }
 };
+// FIXED: void read(
+// FIXED: std::vector<float> row(n, 1.0f);
+// FIXED-NEXT: last_ = torch::from_blob(row.data(), {n}).clone();
 
 // A batch collected across iterations from per-iteration buffers.
 torch::Tensor positiveBatchAcrossIterations(const std::vector<std::string> &paths) {

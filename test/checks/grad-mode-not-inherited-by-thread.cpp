@@ -1,4 +1,8 @@
 // RUN: %tidy --checks='-*,torch-grad-mode-not-inherited-by-thread' %s -- %torch_flags 2>&1 | %filecheck %s
+// RUN: cp %s %t.cpp
+// RUN: %tidy --checks='-*,torch-grad-mode-not-inherited-by-thread' --fix %t.cpp -- %torch_flags > /dev/null 2>&1
+// RUN: FileCheck --check-prefix=FIXED --input-file=%t.cpp %s
+// RUN: %clangxx -fsyntax-only %torch_flags %t.cpp
 #include <torch/torch.h>
 
 #include <ATen/Parallel.h>
@@ -54,6 +58,9 @@ void positiveStdThread(Net &net, const std::vector<torch::Tensor> &inputs) {
   });
   worker.join();
 }
+// FIXED: std::thread worker(
+// FIXED: std::thread worker([&] {
+// FIXED-NEXT: torch::NoGradGuard no_grad;
 
 std::vector<torch::Tensor> positiveAsyncShards(Net &net, const std::vector<torch::Tensor> &shards) {
   c10::InferenceMode guard;
@@ -77,6 +84,9 @@ void positivePoolEnqueue(Net &net, ThreadPool &pool, torch::Tensor request) {
     (void)scores.argmax(1);
   });
 }
+// FIXED: void positivePoolEnqueue(
+// FIXED: pool.enqueue([&net, request] {
+// FIXED-NEXT: torch::NoGradGuard no_grad;
 
 void positiveThreadsInVector(Net &net, const std::vector<torch::Tensor> &batches) {
   torch::NoGradGuard no_grad;

@@ -1,4 +1,8 @@
 // RUN: %tidy --checks='-*,torch-graph-cached-in-member' %s -- %torch_flags 2>&1 | %filecheck %s
+// RUN: cp %s %t.cpp
+// RUN: %tidy --checks='-*,torch-graph-cached-in-member' --fix %t.cpp -- %torch_flags > /dev/null 2>&1
+// RUN: FileCheck --check-prefix=FIXED --input-file=%t.cpp %s
+// RUN: %clangxx -fsyntax-only %torch_flags %t.cpp
 #include <torch/torch.h>
 
 #include <iostream>
@@ -23,6 +27,9 @@ struct EncoderImpl : torch::nn::Module {
   torch::nn::Linear fc1, fc2;
   torch::Tensor last_hidden_;
 };
+// FIXED: torch::Tensor forward(
+// FIXED: auto h = torch::relu(fc1->forward(x));
+// FIXED-NEXT: last_hidden_ = h.detach();
 TORCH_MODULE(Encoder);
 
 // A side channel: estimation() stores what energy() reads later.
@@ -40,6 +47,9 @@ struct MixtureImpl : torch::nn::Module {
   torch::nn::Linear head;
   torch::Tensor gamma_, mu_;
 };
+// FIXED: torch::Tensor estimation(
+// FIXED: auto gamma = torch::softmax(head->forward(z), 1);
+// FIXED-NEXT: gamma_ = gamma.detach();
 
 // A running statistic updated from the batch with autograd on: a chain across calls.
 struct RunningNormImpl : torch::nn::Module {

@@ -1,4 +1,8 @@
 // RUN: %tidy --checks='-*,torch-hidden-state-not-detached' %s -- %torch_flags 2>&1 | %filecheck %s
+// RUN: cp %s %t.cpp
+// RUN: %tidy --checks='-*,torch-hidden-state-not-detached' --fix %t.cpp -- %torch_flags > /dev/null 2>&1
+// RUN: FileCheck --check-prefix=FIXED --input-file=%t.cpp %s
+// RUN: %clangxx -fsyntax-only %torch_flags %t.cpp
 #include <torch/torch.h>
 
 #include <tuple>
@@ -37,6 +41,8 @@ void positiveLstmTupleState(torch::nn::LSTM &lstm, torch::optim::Adam &optimizer
     optimizer.step();
   }
 }
+// FIXED: std::get<0>(out).pow(2).mean().backward();
+// FIXED-NEXT: hx = {std::get<0>(hx).detach(), std::get<1>(hx).detach()};
 
 void positiveGruWhile(torch::nn::GRU &gru, torch::optim::SGD &optimizer, torch::Tensor x, int steps) {
   torch::Tensor h = torch::zeros({1, 4, 16});
@@ -50,6 +56,9 @@ void positiveGruWhile(torch::nn::GRU &gru, torch::optim::SGD &optimizer, torch::
     optimizer.step();
   }
 }
+// FIXED: void positiveGruWhile(
+// FIXED: output.sum().backward();
+// FIXED-NEXT: h = h.detach();
 
 void positiveGruCellAssignedInPlace(torch::nn::GRUCell &cell, torch::optim::SGD &optimizer,
                                     const std::vector<torch::Tensor> &inputs) {

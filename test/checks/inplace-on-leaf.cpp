@@ -1,4 +1,8 @@
 // RUN: %tidy --checks='-*,torch-inplace-on-leaf' %s -- %torch_flags 2>&1 | %filecheck %s
+// RUN: cp %s %t.cpp
+// RUN: %tidy --checks='-*,torch-inplace-on-leaf' --fix %t.cpp -- %torch_flags > /dev/null 2>&1
+// RUN: FileCheck --check-prefix=FIXED --input-file=%t.cpp %s
+// RUN: %clangxx -fsyntax-only %torch_flags %t.cpp
 
 #include <torch/torch.h>
 
@@ -20,6 +24,12 @@ void positiveFactoryRequiresGrad() {
   // CHECK: :[[@LINE-1]]:5: [[ERROR]]: in-place 'add_' on leaf tensor 'w' that requires grad throws at runtime; consider wrapping the update in 'torch::NoGradGuard' or using the out-of-place 'add' [torch-inplace-on-leaf]
   // CHECK: :[[@LINE-3]]:12: note: the tensor was created with requires_grad here
 }
+// FIXED: void positiveFactoryRequiresGrad(
+// FIXED: auto w = torch::randn({3}, torch::requires_grad());
+// FIXED-NEXT: {
+// FIXED-NEXT: torch::NoGradGuard no_grad;
+// FIXED-NEXT: w.add_(1);
+// FIXED-NEXT: }
 
 void positiveTensorOptions() {
   torch::Tensor w = torch::zeros({2, 2}, torch::TensorOptions().dtype(torch::kFloat).requires_grad(true));
@@ -27,6 +37,12 @@ void positiveTensorOptions() {
   // CHECK: :[[@LINE-1]]:5: [[ERROR]]: in-place 'zero_' on leaf tensor 'w' that requires grad throws at runtime; consider wrapping the update in 'torch::NoGradGuard' [torch-inplace-on-leaf]
   // CHECK: :[[@LINE-3]]:21: note: the tensor was created with requires_grad here
 }
+// FIXED: void positiveTensorOptions(
+// FIXED: torch::Tensor w = torch::zeros({2, 2}, torch::TensorOptions().dtype(torch::kFloat).requires_grad(true));
+// FIXED-NEXT: {
+// FIXED-NEXT: torch::NoGradGuard no_grad;
+// FIXED-NEXT: w.zero_();
+// FIXED-NEXT: }
 
 void positiveRequiresGradMark() {
   auto w = torch::empty({3});

@@ -1,4 +1,12 @@
 // RUN: %tidy --checks='-*,torch-jit-load-in-loop' %s -- %torch_flags 2>&1 | %filecheck %s
+// RUN: cp %s %t.cpp
+// RUN: %tidy --checks='-*,torch-jit-load-in-loop' --fix-notes %t.cpp -- %torch_flags > /dev/null 2>&1
+// RUN: FileCheck --check-prefix=FIXED --input-file=%t.cpp %s
+// RUN: %clangxx -fsyntax-only %torch_flags %t.cpp
+// Plain --fix leaves a note's fix alone.
+// RUN: cp %s %t.plain.cpp
+// RUN: %tidy --checks='-*,torch-jit-load-in-loop' --fix %t.plain.cpp -- %torch_flags > /dev/null 2>&1
+// RUN: diff %s %t.plain.cpp
 #include <torch/script.h>
 #include <torch/torch.h>
 
@@ -27,6 +35,9 @@ std::vector<float> positiveRangeForOverRequests(const std::vector<Request> &requ
   }
   return scores;
 }
+// FIXED: std::vector<float> positiveRangeForOverRequests(
+// FIXED: std::vector<float> scores;
+// FIXED-NEXT: torch::jit::Module module = torch::jit::load(kModelPath);
 
 void positiveWhileServing(const std::string &model_path, std::vector<torch::Tensor> &queue) {
   c10::InferenceMode guard;
@@ -38,6 +49,9 @@ void positiveWhileServing(const std::string &model_path, std::vector<torch::Tens
     queue.pop_back();
   }
 }
+// FIXED: void positiveWhileServing(
+// FIXED: c10::InferenceMode guard;
+// FIXED-NEXT: auto module = torch::jit::load(model_path, torch::kCPU);
 
 void positiveForIndexLocalPath(const std::string &dir, const torch::Tensor &batch, int rounds) {
   for (int i = 0; i < rounds; ++i) {

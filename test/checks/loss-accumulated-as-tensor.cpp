@@ -67,7 +67,7 @@ void positiveWhileOutOfPlace(Net &net, torch::Tensor x, torch::Tensor y) {
 // An eval loop without a guard: every accumulated loss keeps its activations, too. The
 // accumulator is printed as a tensor and handed to nothing, but read once as a tensor
 // (`.mean()`), so no fix-it is offered.
-void positiveEvalForIndexAndNoFixIt(Net &net, const std::vector<torch::Tensor> &xs,
+void positiveEvalForIndexDetachFixIt(Net &net, const std::vector<torch::Tensor> &xs,
                                     const std::vector<torch::Tensor> &ys) {
   net->eval();
   torch::Tensor val_loss = torch::zeros({1});
@@ -76,7 +76,7 @@ void positiveEvalForIndexAndNoFixIt(Net &net, const std::vector<torch::Tensor> &
     // CHECK: :[[@LINE-1]]:5: warning: graph-attached tensor accumulated into 'val_loss' {{.*}} [torch-loss-accumulated-as-tensor]
     // CHECK: :[[@LINE-2]]:35: note: the tensor became graph-attached here
     // CHECK: :[[@LINE-4]]:3: note: loop starts here
-    // FIXED: {{^}}    val_loss.add_(torch::mse_loss(net->forward(xs[i]), ys[i]));{{$}}
+    // FIXED: {{^}}    val_loss.add_(torch::mse_loss(net->forward(xs[i]), ys[i]).detach());{{$}}
   }
   std::cout << val_loss.mean() << "\n";
 }
@@ -128,7 +128,7 @@ public:
     epoch_loss_ += loss;
     // CHECK: :[[@LINE-1]]:5: warning: graph-attached tensor accumulated into 'epoch_loss_' {{.*}} [torch-loss-accumulated-as-tensor]
     // CHECK: :[[@LINE-5]]:42: note: the tensor became graph-attached here
-    // FIXED: {{^}}    epoch_loss_ += loss;{{$}}
+    // FIXED: {{^}}    epoch_loss_ += loss.detach();{{$}}
   }
   void fit(torch::Tensor x, torch::Tensor y) {
     for (int i = 0; i < 100; ++i)
@@ -153,7 +153,7 @@ void addStep(Net &net, torch::optim::SGD &opt, torch::Tensor x, torch::Tensor y,
   acc += loss;
   // CHECK: :[[@LINE-1]]:3: warning: graph-attached tensor accumulated into 'acc' {{.*}} [torch-loss-accumulated-as-tensor]
   // CHECK: :[[@LINE-6]]:14: note: the tensor became graph-attached here
-  // FIXED: {{^}}  acc += loss;{{$}}
+  // FIXED: {{^}}  acc += loss.detach();{{$}}
 }
 
 void positiveHelperCalledFromLoop(Net &net, torch::Tensor x, torch::Tensor y) {

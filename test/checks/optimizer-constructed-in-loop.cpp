@@ -1,4 +1,12 @@
 // RUN: %tidy --checks='-*,torch-optimizer-constructed-in-loop' %s -- %torch_flags 2>&1 | %filecheck %s
+// RUN: cp %s %t.cpp
+// RUN: %tidy --checks='-*,torch-optimizer-constructed-in-loop' --fix-notes %t.cpp -- %torch_flags > /dev/null 2>&1
+// RUN: FileCheck --check-prefix=FIXED --input-file=%t.cpp %s
+// RUN: %clangxx -fsyntax-only %torch_flags %t.cpp
+// Plain --fix leaves a note's fix alone.
+// RUN: cp %s %t.plain.cpp
+// RUN: %tidy --checks='-*,torch-optimizer-constructed-in-loop' --fix %t.plain.cpp -- %torch_flags > /dev/null 2>&1
+// RUN: diff %s %t.plain.cpp
 #include <torch/torch.h>
 
 #include <memory>
@@ -34,6 +42,9 @@ void positiveRangeForOverDataLoader(Net &net) {
     optimizer.step();
   }
 }
+// FIXED: void positiveRangeForOverDataLoader(
+// FIXED: auto loader = makeLoader();
+// FIXED-NEXT: torch::optim::Adam optimizer(net->parameters(), torch::optim::AdamOptions(1e-3));
 
 void positiveWhileLoopMakeUnique(Net &net, torch::Tensor x, torch::Tensor y, int steps) {
   int step = 0;
@@ -46,6 +57,9 @@ void positiveWhileLoopMakeUnique(Net &net, torch::Tensor x, torch::Tensor y, int
     optimizer->step();
   }
 }
+// FIXED: void positiveWhileLoopMakeUnique(
+// FIXED: int step = 0;
+// FIXED-NEXT: auto optimizer = std::make_unique<torch::optim::RMSprop>(net->parameters(), torch::optim::RMSpropOptions(1e-3));
 
 void positiveForIndexSgdWithMomentum(Net &net, torch::Tensor x, torch::Tensor y) {
   for (int i = 0; i < 100; ++i) {

@@ -1,4 +1,8 @@
 // RUN: %tidy --checks='-*,torch-train-not-restored-after-eval' %s -- %torch_flags 2>&1 | %filecheck %s
+// RUN: cp %s %t.cpp
+// RUN: %tidy --checks='-*,torch-train-not-restored-after-eval' --fix %t.cpp -- %torch_flags > /dev/null 2>&1
+// RUN: FileCheck --check-prefix=FIXED --input-file=%t.cpp %s
+// RUN: %clangxx -fsyntax-only %torch_flags %t.cpp
 #include <torch/torch.h>
 
 #include <cstdio>
@@ -66,6 +70,9 @@ void positiveEpochLoopWithValidation(Net &model, torch::optim::Adam &optimizer, 
     history.push_back(torch::mse_loss(model->forward(vx), vy).item<float>());
   }
 }
+// FIXED: void positiveEpochLoopWithValidation(
+// FIXED: for (int epoch = 0; epoch < 10; ++epoch) {
+// FIXED-NEXT: model->train();
 
 void positiveValidationHelper(Net &model, torch::optim::SGD &optimizer, torch::Tensor x, torch::Tensor y) {
   int epoch = 0;
@@ -91,6 +98,9 @@ void positiveValidationEveryFewEpochs(Net &model, torch::optim::SGD &optimizer, 
     }
   }
 }
+// FIXED: void positiveValidationEveryFewEpochs(
+// FIXED: for (int epoch = 0; epoch < 100; ++epoch) {
+// FIXED-NEXT: model->train();
 
 class Trainer {
 public:

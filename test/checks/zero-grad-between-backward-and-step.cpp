@@ -1,4 +1,12 @@
 // RUN: %tidy --checks='-*,torch-zero-grad-between-backward-and-step' %s -- %torch_flags 2>&1 | %filecheck %s
+// RUN: cp %s %t.cpp
+// RUN: %tidy --checks='-*,torch-zero-grad-between-backward-and-step' --fix-notes %t.cpp -- %torch_flags > /dev/null 2>&1
+// RUN: FileCheck --check-prefix=FIXED --input-file=%t.cpp %s
+// RUN: %clangxx -fsyntax-only %torch_flags %t.cpp
+// Plain --fix leaves a note's fix alone.
+// RUN: cp %s %t.plain.cpp
+// RUN: %tidy --checks='-*,torch-zero-grad-between-backward-and-step' --fix %t.plain.cpp -- %torch_flags > /dev/null 2>&1
+// RUN: diff %s %t.plain.cpp
 #include <torch/torch.h>
 
 #include <iostream>
@@ -32,6 +40,9 @@ void positiveStraightLine(Net &net, torch::optim::SGD &optimizer, torch::Tensor 
   // CHECK: :[[@LINE+1]]:3: note: step() runs here
   optimizer.step();
 }
+// FIXED: void positiveStraightLine(
+// FIXED: optimizer.step();
+// FIXED-NEXT: optimizer.zero_grad();
 
 void positiveRangeForOverDataLoader() {
   Net net;
@@ -47,6 +58,9 @@ void positiveRangeForOverDataLoader() {
     optimizer.step();
   }
 }
+// FIXED: void positiveRangeForOverDataLoader(
+// FIXED: optimizer.step();
+// FIXED-NEXT: net->zero_grad();
 
 void positiveWhile(Net &net, torch::optim::SGD &opt, torch::Tensor x, torch::Tensor y) {
   int step = 0;

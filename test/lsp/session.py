@@ -67,11 +67,24 @@ for action in actions:
         print("action:", action["kind"], action["diagnostics"][0]["code"], "->", repr(edit["newText"]),
               "at", edit["range"]["start"]["line"] + 1, edit["range"]["start"]["character"])
 
-# The unsaved buffer, not the file on disk, is analyzed; of two quick edits only the
-# newer one's diagnostics are published.
-change_document(c, bad, text.replace("push_back(loss)", "push_back(loss.detach())"), 2)
+
+
+def apply_edits(text, edits):
+    """The text after an LSP WorkspaceEdit's TextEdits (positions in UTF-16 units; ASCII here)."""
+    lines = text.splitlines(True)
+
+    def offset(pos):
+        return sum(len(line) for line in lines[:pos["line"]]) + pos["character"]
+    for e in sorted(edits, key=lambda e: offset(e["range"]["start"]), reverse=True):
+        text = text[:offset(e["range"]["start"])] + e["newText"] + text[offset(e["range"]["end"]):]
+    return text
+
+
+# The quick fix applied to the unsaved buffer, which is analyzed instead of the file on disk:
+# the finding is gone. Of two quick edits only the newer one's diagnostics are published.
+change_document(c, bad, apply_edits(text, actions[0]["edit"]["changes"][uri(bad)]), 2)
 edited = c.wait_for(diagnostics_for(bad, 2), "diagnostics after the edit")["params"]
-print("after the unsaved edit:", len(edited["diagnostics"]), "diagnostic(s)")
+print("after the quick fix (unsaved):", len(edited["diagnostics"]), "diagnostic(s)")
 change_document(c, bad, "// a comment line moves the finding down\n" + text, 3)
 change_document(c, bad, "// two comment lines\n// move it further\n" + text, 4)
 latest = c.wait_for(diagnostics_for(bad), "diagnostics after two edits")["params"]

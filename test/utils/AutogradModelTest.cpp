@@ -326,6 +326,16 @@ void opaque_calls(torch::Tensor x) {
   update_weights(x);
   log_batch(x);
 }
+void inspect_tensor(const torch::Tensor &t) { (void)t.defined(); }
+void report_all(const std::vector<torch::Tensor> &v) { for (const auto &t : v) inspect_tensor(t); }
+void never_called(const torch::Tensor &alone) { inspect_tensor(alone); }
+void reports_outputs(Net &net, torch::Tensor x) {
+  std::vector<torch::Tensor> reported;
+  for (int i = 0; i < 3; ++i) {
+    reported.push_back(net->forward(x).sum());
+    report_all(reported);
+  }
+}
 )cpp";
 
 class AutogradModelTest : public ::testing::Test {
@@ -714,6 +724,9 @@ TEST_F(AutogradModelTest, ReachesBackward) {
   EXPECT_EQ(model().fateOf(var("chunk_outs")), ValueFate::Backpropagated);
   // Read back detached: the backward() after it reaches none of the kept graphs.
   EXPECT_EQ(model().fateOf(var("kept_then_detached")), ValueFate::Contained);
+  // Handed to helpers by const reference: what other callers pass them (never_called's
+  // `alone`, whose own callers are unknown) is not this container.
+  EXPECT_EQ(model().fateOf(var("reported")), ValueFate::Contained);
 }
 
 TEST_F(AutogradModelTest, FlowSensitiveOrigin) {
