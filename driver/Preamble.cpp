@@ -308,8 +308,6 @@ std::optional<Manifest> readManifest(StringRef Path, StringRef Key, StringRef Pc
     if (M.is_discarded() || M.at("format") != PreambleFormat || M.at("key") != Key)
       return std::nullopt;
     Out.Usable = M.at("usable").get<bool>();
-    if (!Out.Usable)
-      return Out;
     for (const json &In : M.at("inputs")) {
       std::string File = In.at(0).get<std::string>();
       std::optional<std::string> H = Hasher.hash(File);
@@ -320,6 +318,8 @@ std::optional<Manifest> readManifest(StringRef Path, StringRef Key, StringRef Pc
     if (!lookupsHold(M.at("lookups")))
       return std::nullopt;
     Out.Lookups = M.at("lookups").get<decltype(Out.Lookups)>();
+    if (!Out.Usable)
+      return Out;
     std::optional<std::string> Pch = Hasher.hash(PchPath);
     if (!Pch || *Pch != M.at("pch").get<std::string>())
       return std::nullopt;
@@ -355,11 +355,14 @@ std::optional<Manifest> buildPreamble(const CompilerInvocation &Config, InputKin
   CI.createFileManager(Recorder);
   BuildPreambleAction Action;
   Action.AnchorFile = AnchorFile.str();
-  if (!CI.ExecuteAction(Action) || CI.getDiagnostics().hasErrorOccurred())
+  bool Compiled = CI.ExecuteAction(Action) && !CI.getDiagnostics().hasErrorOccurred();
+  // A preamble that does not compile is recorded as unusable (until one of its inputs or
+  // lookups changes), so that not every TU tries again; any other failure is retried.
+  if (!Compiled && !CI.getDiagnostics().hasErrorOccurred())
     return std::nullopt;
 
   Manifest M;
-  M.Usable = !Action.NonSystemHeader && Action.AnchorOnce;
+  M.Usable = Compiled && !Action.NonSystemHeader && Action.AnchorOnce;
   json Inputs = json::array();
   SmallVector<const FileEntry *> Read;
   CI.getFileManager().GetUniqueIDMapping(Read);
@@ -383,7 +386,7 @@ std::optional<Manifest> buildPreamble(const CompilerInvocation &Config, InputKin
       M.Lookups.emplace_back(Path, Outcome);
   M.AnchorFile = AnchorFile.str();
   M.Includes.assign(Action.Includes.begin(), Action.Includes.end());
-  std::optional<std::string> Pch = Hasher.hash(PchPath);
+  std::optional<std::string> Pch = M.Usable ? Hasher.hash(PchPath) : std::string();
   if (!Pch)
     return std::nullopt;
   std::sort(Action.Identifiers.begin(), Action.Identifiers.end());
