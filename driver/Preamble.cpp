@@ -183,8 +183,8 @@ std::shared_ptr<CompilerInvocation> preambleConfig(const CompilerInvocation &Inv
                                                    StringRef WorkingDir,
                                                    std::vector<std::string> &UserDirs) {
   auto Config = std::make_shared<CompilerInvocation>(Invocation);
-  Config->getFrontendOpts().Inputs.clear();
-  Config->getFrontendOpts().OutputFile.clear();
+  // What to do with the file (-fsyntax-only, -c) is set for the build.
+  Config->getFrontendOpts() = FrontendOptions();
   Config->getDependencyOutputOpts() = DependencyOutputOptions();
   DiagnosticOptions &Diag = Config->getDiagnosticOpts();
   const DiagnosticOptions Fresh;
