@@ -1,5 +1,7 @@
 #include "Cache.h"
+#include "ReportReader.h"
 #include "Options.h"
+#include "OutputFile.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Config/llvm-config.h"
@@ -71,16 +73,20 @@ std::string cacheDirectory() {
   return std::string(Dir);
 }
 
-Expected<uint64_t> parseCacheSize(StringRef Text) {
+Expected<uint64_t> parseCacheSize(StringRef Text, StringRef Option) {
   StringRef Digits = Text.rtrim("kKmMgGtT");
   uint64_t N = 0;
   if (Digits.getAsInteger(10, N) || Text.size() - Digits.size() > 1)
     return createStringError(inconvertibleErrorCode(),
-                             "invalid --cache-max-size '%s': expected a size such as 500M or 2G",
-                             Text.str().c_str());
+                             "invalid %s '%s': expected a size such as 500M or 2G",
+                             Option.str().c_str(), Text.str().c_str());
   unsigned Shift = 0;
   if (Text.size() > Digits.size())
     Shift = 10 * (1 + StringRef("kmgt").find(toLower(Text.back())));
+  if (N > (UINT64_MAX >> Shift))
+    return createStringError(inconvertibleErrorCode(),
+                             "invalid %s '%s': larger than 16 EiB", Option.str().c_str(),
+                             Text.str().c_str());
   return N << Shift;
 }
 
@@ -100,7 +106,7 @@ Error writeAtomically(StringRef Path, StringRef Content) {
   int FD;
   SmallString<256> Temp;
   if (std::error_code EC =
-          sys::fs::createUniqueFile(Dir + "/.tmp-%%%%%%%%%%%%", FD, Temp))
+          createUniqueFileIn(Dir, ".tmp-", FD, Temp))
     return createStringError(EC, "cannot write in %s: %s", Dir.str().c_str(), EC.message().c_str());
   {
     raw_fd_ostream Out(FD, /*shouldClose=*/true);
@@ -259,7 +265,7 @@ std::optional<JobResult> ResultCache::replay(StringRef Key) {
   ErrorOr<std::unique_ptr<MemoryBuffer>> Buffer = MemoryBuffer::getFile(Path);
   if (!Buffer)
     return std::nullopt;
-  json E = json::from_cbor((*Buffer)->getBuffer(), /*strict=*/true, /*allow_exceptions=*/false);
+  json E = cborOrDiscarded((*Buffer)->getBuffer());
   try {
     if (E.is_discarded() || E.at("format") != ResultFormat || E.at("key") != Key)
       throw std::runtime_error("not an entry of this torchtidy");

@@ -24,8 +24,9 @@ namespace torchtidy::driver {
 /// ~/.cache/torchtidy; empty with --no-cache.
 std::string cacheDirectory();
 
-/// Parses --cache-max-size ("500M", "2G", "1048576").
-llvm::Expected<uint64_t> parseCacheSize(llvm::StringRef Text);
+/// Parses a size ("500M", "2G", "1048576") given to \p Option (--cache-max-size).
+llvm::Expected<uint64_t> parseCacheSize(llvm::StringRef Text,
+                                        llvm::StringRef Option = "--cache-max-size");
 
 /// Hex BLAKE3 of \p Data (128 bits: collisions are not a practical concern).
 std::string hashBytes(llvm::StringRef Data);

@@ -353,6 +353,11 @@ json toSarif(const RunReport &R) {
       Loc["physicalLocation"]["contextRegion"] = {{"startLine", F.Primary.Where.Line},
                                                   {"endLine", F.Primary.Where.Line},
                                                   {"snippet", {{"text", F.Primary.LineText}}}};
+    if (unsigned From = F.Primary.LineTextColumn) {
+      // Only the part of a long line around the finding: the region says which.
+      Loc["physicalLocation"]["contextRegion"]["startColumn"] = From;
+      Loc["physicalLocation"]["contextRegion"]["endColumn"] = From + F.Primary.LineText.size();
+    }
     Res["locations"] = json::array({Loc});
     json Related = json::array();
     for (const Message &N : F.Notes) {

@@ -1,5 +1,7 @@
 #include "Inputs.h"
+#include "CompileFlags.h"
 #include "Options.h"
+#include "OutputFile.h"
 #include "ReportReader.h"
 
 #include "clang-tidy/ClangTidyOptions.h"
@@ -15,6 +17,7 @@
 #include "llvm/Support/VirtualFileSystem.h"
 
 #include <algorithm>
+#include <unistd.h>
 
 using namespace clang::tooling;
 using namespace llvm;
@@ -44,27 +47,39 @@ bool isCxxFile(StringRef Path) {
          hasExtension(Path, {".cpp", ".cc", ".cxx", ".c++", ".cp", ".c", ".cu", ".m", ".mm"});
 }
 
-Expected<std::unique_ptr<CompilationDatabase>> loadJsonDatabase(StringRef Path) {
+Expected<std::unique_ptr<CompilationDatabase>> loadJsonDatabase(StringRef Path,
+                                                                std::vector<Problem> &Skipped) {
   ErrorOr<std::unique_ptr<MemoryBuffer>> Text = MemoryBuffer::getFile(Path);
   if (!Text)
     return createStringError(Text.getError(), "%s: cannot read the compilation database: %s",
                              Path.str().c_str(), Text.getError().message().c_str());
+  std::vector<SkippedEntry> Entries;
   Expected<std::unique_ptr<CompilationDatabase>> DB =
-      readCompileDatabase((*Text)->getBuffer(), Path);
+      readCompileDatabase((*Text)->getBuffer(), Path, &Entries);
   if (!DB)
     return DB.takeError();
-  // What clang-tidy gets from its JSON plugin: response files expanded, and commands for
-  // files not in the database (headers, new files) inferred from similar entries.
-  return inferTargetAndDriverMode(
-      inferMissingCompileCommands(expandResponseFiles(std::move(*DB), vfs::getRealFileSystem())));
+  for (const SkippedEntry &E : Entries) {
+    SmallString<256> File(E.File);
+    if (!File.empty() && !sys::path::is_absolute(File) && !E.Directory.empty())
+      File = E.Directory + "/" + E.File;
+    Skipped.push_back({"bad-compile-command", File.empty() ? Path.str() : absolutePath(File),
+                       (Path + ": entry " + Twine(E.Index + 1) + ": " + E.Why +
+                        "; the entry is skipped")
+                           .str()});
+  }
+  // What clang-tidy gets from its JSON plugin: commands for files not in the database
+  // (headers, new files) inferred from similar entries. Response files are expanded by
+  // planFiles, bounded (CompileFlags.h), not by clang's reader, which reads any file.
+  return inferTargetAndDriverMode(inferMissingCompileCommands(std::move(*DB)));
 }
 
 /// Finds and loads the compilation database; \p Dir receives the directory it is in.
-Expected<std::unique_ptr<CompilationDatabase>> findDatabase(StringRef FirstFile, std::string &Dir) {
+Expected<std::unique_ptr<CompilationDatabase>> findDatabase(StringRef FirstFile, std::string &Dir,
+                                                            std::vector<Problem> &Skipped) {
   if (!BuildPath.empty()) {
     if (sys::fs::is_regular_file(BuildPath)) {
       Dir = sys::path::parent_path(absolutePath(BuildPath)).str();
-      return loadJsonDatabase(BuildPath);
+      return loadJsonDatabase(BuildPath, Skipped);
     }
     if (!sys::fs::is_directory(BuildPath))
       return createStringError(inconvertibleErrorCode(), "%s: no such build directory",
@@ -73,7 +88,7 @@ Expected<std::unique_ptr<CompilationDatabase>> findDatabase(StringRef FirstFile,
     SmallString<256> Json(BuildPath);
     sys::path::append(Json, "compile_commands.json");
     if (sys::fs::exists(Json))
-      return loadJsonDatabase(Json);
+      return loadJsonDatabase(Json, Skipped);
     std::string Err;
     if (auto DB = CompilationDatabase::loadFromDirectory(BuildPath, Err))
       return DB;
@@ -88,7 +103,7 @@ Expected<std::unique_ptr<CompilationDatabase>> findDatabase(StringRef FirstFile,
     sys::path::append(Json, "compile_commands.json");
     if (sys::fs::exists(Json)) {
       Dir = D.str();
-      return loadJsonDatabase(Json);
+      return loadJsonDatabase(Json, Skipped);
     }
   }
   return createStringError(inconvertibleErrorCode(),
@@ -261,13 +276,38 @@ void insertExtraArgs(CompileCommand &C) {
 
 } // namespace
 
+Expected<std::pair<unsigned, unsigned>> parseShard(StringRef Text) {
+  unsigned K = 0, N = 0;
+  auto [KS, NS] = Text.split('/');
+  if (KS.getAsInteger(10, K) || NS.getAsInteger(10, N) || N == 0 || K == 0 || K > N)
+    return createStringError(inconvertibleErrorCode(),
+                             "invalid --shard '%s': expected K/N with 1 <= K <= N",
+                             Text.str().c_str());
+  return std::make_pair(K, N);
+}
+
+std::string droppedList(const std::set<std::string> &Dropped) {
+  constexpr size_t Shown = 8;
+  std::string Line;
+  size_t N = 0;
+  for (const std::string &D : Dropped) {
+    if (N++ == Shown)
+      return Line + " and " + std::to_string(Dropped.size() - Shown) + " more";
+    Line += (Line.empty() ? "" : ", ") + D;
+  }
+  return Line;
+}
+
 std::optional<std::string> captureOutput(std::vector<std::string> Args) {
   ErrorOr<std::string> Program = sys::findProgramByName(Args[0]);
   if (!Program)
     return std::nullopt;
-  SmallString<128> OutFile;
-  if (sys::fs::createTemporaryFile("torchtidy-cmd", "txt", OutFile))
+  SmallString<128> OutFile, Tmp;
+  sys::path::system_temp_directory(/*ErasedOnReboot=*/true, Tmp);
+  int Fd;
+  if (createUniqueFileIn(Tmp, "torchtidy-cmd-", Fd, OutFile))
     return std::nullopt;
+  ::close(Fd);
   std::vector<StringRef> Refs(Args.begin(), Args.end());
   std::optional<StringRef> Redirects[] = {StringRef(""), StringRef(OutFile), StringRef("")};
   int RC = sys::ExecuteAndWait(*Program, Refs, std::nullopt, Redirects);
@@ -319,10 +359,12 @@ Expected<Plan> planFiles(std::vector<std::string> Requested,
                          std::unique_ptr<CompilationDatabase> FixedDB) {
   Plan Result;
   bool Fixed = FixedDB != nullptr;
+  std::vector<Problem> Skipped; // entries of the database left out
   std::unique_ptr<CompilationDatabase> DB = std::move(FixedDB);
   std::string DBDir;
   if (!DB) {
-    auto Found = findDatabase(Requested.empty() ? StringRef() : StringRef(Requested.front()), DBDir);
+    auto Found = findDatabase(Requested.empty() ? StringRef() : StringRef(Requested.front()), DBDir,
+                              Skipped);
     if (!Found)
       return Found.takeError();
     DB = std::move(*Found);
@@ -337,6 +379,8 @@ Expected<Plan> planFiles(std::vector<std::string> Requested,
     if (Fixed)
       return createStringError(inconvertibleErrorCode(), "no input files");
     Requested = DBFiles;
+    // Every entry was asked for: the skipped ones are bad input.
+    Result.Problems = Skipped;
   }
 
   std::vector<GlobPattern> Excludes;
@@ -392,6 +436,15 @@ Expected<Plan> planFiles(std::vector<std::string> Requested,
                                      : "cannot read it: " + EC.message()});
       continue;
     }
+    // A FIFO or a device (/dev/stdin, /dev/zero) would block the worker or never end;
+    // such a file is refused, never reported clean without an analysis.
+    if (Status.type() != sys::fs::file_type::regular_file) {
+      Result.Problems.push_back({"missing-file", Path,
+                                 sys::fs::is_directory(Status)
+                                     ? "a directory, not a source file"
+                                     : "not a regular file (a pipe, a socket or a device)"});
+      continue;
+    }
     Job J;
     J.File = Path;
     J.HeaderRoots = HeaderRoots;
@@ -402,6 +455,12 @@ Expected<Plan> planFiles(std::vector<std::string> Requested,
       }
     }
     J.Commands = DB->getCompileCommands(J.File);
+    auto Left = llvm::find_if(Skipped, [&](const Problem &S) { return S.File == J.File; });
+    if (Left != Skipped.end() &&
+        llvm::none_of(DBFiles, [&](const std::string &F) { return F == J.File; })) {
+      Result.Problems.push_back({Left->Kind, Path, Left->Message});
+      continue;
+    }
     if (J.Commands.empty()) {
       Result.Problems.push_back(
           {"no-compile-command", Path, "no compile command for it in the compilation database"});
@@ -415,21 +474,31 @@ Expected<Plan> planFiles(std::vector<std::string> Requested,
       Result.Problems.push_back({"bad-configuration", Path, *Bad});
       continue;
     }
+    std::optional<std::string> BadResponseFile;
     for (CompileCommand &C : J.Commands) {
+      if (Error E = expandResponseFileArgs(C.CommandLine, C.Directory)) {
+        BadResponseFile = toString(std::move(E));
+        break;
+      }
       // A header analyzed on its own is C++, whatever its extension tells the driver.
       if (J.Header.empty() && isHeader(Path) && Fixed && !C.CommandLine.empty())
         C.CommandLine.insert(C.CommandLine.end() - 1, "-xc++-header");
       insertExtraArgs(C);
+      std::set<std::string> Dropped = filterCompileCommand(C.CommandLine);
+      Result.Dropped.insert(Dropped.begin(), Dropped.end());
+    }
+    if (BadResponseFile) {
+      Result.Problems.push_back({"bad-compile-command", Path, *BadResponseFile});
+      continue;
     }
     Result.Jobs.push_back(std::move(J));
   }
 
-  if (!Shard.empty()) {
-    unsigned K = 0, N = 0;
-    auto [KS, NS] = StringRef(Shard).split('/');
-    if (KS.getAsInteger(10, K) || NS.getAsInteger(10, N) || N == 0 || K == 0 || K > N)
-      return createStringError(inconvertibleErrorCode(),
-                               "invalid --shard '%s': expected K/N with 1 <= K <= N", Shard.c_str());
+  if (Shard.getNumOccurrences()) {
+    Expected<std::pair<unsigned, unsigned>> KN = parseShard(Shard);
+    if (!KN)
+      return KN.takeError();
+    auto [K, N] = *KN;
     std::vector<Job> Mine;
     for (size_t I = 0; I < Result.Jobs.size(); ++I)
       if (I % N == K - 1)

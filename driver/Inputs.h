@@ -10,6 +10,7 @@
 
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,9 @@ struct Problem {
 struct Plan {
   std::vector<Job> Jobs;
   std::vector<Problem> Problems;
+  /// The compile options removed from the commands because they do not only affect
+  /// parsing (CompileFlags.h), by spelling: said once per run.
+  std::set<std::string> Dropped;
   /// A changed-files mode (--files-from, --diff-base) selected no C/C++ file.
   bool NothingChanged = false;
 };
@@ -37,6 +41,12 @@ llvm::Expected<Plan> planJobs(std::unique_ptr<clang::tooling::CompilationDatabas
 /// changed-files modes.
 llvm::Expected<Plan> planFiles(std::vector<std::string> Requested,
                                std::unique_ptr<clang::tooling::CompilationDatabase> FixedDB = nullptr);
+
+/// --shard's K and N (1 <= K <= N), or an error naming \p Text.
+llvm::Expected<std::pair<unsigned, unsigned>> parseShard(llvm::StringRef Text);
+
+/// \p Dropped (Plan::Dropped) as one line: the first few spellings, then how many more.
+std::string droppedList(const std::set<std::string> &Dropped);
 
 /// Runs \p Args (Args[0] is looked up in PATH) and returns its stdout, or nothing when it
 /// cannot be run or fails.

@@ -58,9 +58,10 @@ void handleInterrupts(unsigned MaxWorkers) {
   SA.sa_handler = onInterrupt;
   sigemptyset(&SA.sa_mask);
   // A second signal during cleanup must not start the cleanup again.
-  sigaddset(&SA.sa_mask, SIGINT);
-  sigaddset(&SA.sa_mask, SIGTERM);
-  for (int Sig : {SIGINT, SIGTERM})
+  // SIGHUP (the terminal or the CI agent's session went away) stops a run like SIGTERM.
+  for (int Sig : {SIGINT, SIGTERM, SIGHUP})
+    sigaddset(&SA.sa_mask, Sig);
+  for (int Sig : {SIGINT, SIGTERM, SIGHUP})
     ::sigaction(Sig, &SA, nullptr);
 }
 

@@ -1,4 +1,4 @@
-// SIGINT/SIGTERM stop a run cleanly: the worker processes are terminated, the temporary
+// SIGINT/SIGTERM/SIGHUP stop a run cleanly: the worker processes are terminated, the temporary
 // files and directory are removed (so an existing report is never half-replaced), then
 // the signal takes its default effect and the exit status says which signal it was.
 #ifndef TORCHTIDY_DRIVER_INTERRUPT_H
@@ -10,7 +10,7 @@
 
 namespace torchtidy::driver {
 
-/// Installs the handler (after llvm::InitLLVM, whose own handler it replaces for these two
+/// Installs the handler (after llvm::InitLLVM, whose own handler it replaces for these three
 /// signals only). \p MaxWorkers is the most worker processes alive at once.
 void handleInterrupts(unsigned MaxWorkers);
 

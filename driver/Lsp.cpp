@@ -1,9 +1,12 @@
 #include "Lsp.h"
+#include "LspReader.h"
+#include "ReportReader.h"
 #include "Cache.h"
 #include "Emit.h"
 #include "Inputs.h"
 #include "Interrupt.h"
 #include "Options.h"
+#include "OutputFile.h"
 #include "WorkerProcess.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -19,9 +22,11 @@
 #include <condition_variable>
 #include <csignal>
 #include <deque>
-#include <iostream>
+#include <cerrno>
+#include <unistd.h>
 #include <map>
 #include <mutex>
+#include <set>
 #include <thread>
 
 using namespace llvm;
@@ -40,9 +45,6 @@ enum ErrorCode {
 };
 enum MessageType { ErrorMessage = 1, WarningMessage = 2, InfoMessage = 3 };
 enum Severity { SeverityError = 1, SeverityWarning = 2 };
-
-/// A message body larger than this is skipped: no editor buffer comes near it.
-constexpr size_t MaxMessageBytes = 256 << 20;
 
 /// The path of a file: URI (percent-decoded); empty for any other scheme.
 std::string pathFromUri(StringRef Uri) {
@@ -144,7 +146,7 @@ public:
       : Self(std::move(Self)), WorkerArgs(std::move(WorkerArgs)), Cache(ResultCache::open()) {}
 
   int run() {
-    if (std::error_code EC = sys::fs::createUniqueDirectory("torchtidy-lsp", TmpDir)) {
+    if (std::error_code EC = createTemporaryDirectory("torchtidy-lsp", TmpDir)) {
       errs() << "torchtidy: error: cannot create a temporary directory: " << EC.message() << "\n";
       return 1;
     }
@@ -190,41 +192,30 @@ private:
 
   /// Reads framed messages until `exit` or the end of input; returns the exit status.
   int readLoop() {
-    std::string Line;
+    LspReader Reader([](char *Into, size_t N) -> size_t {
+      while (true) {
+        ssize_t Got = ::read(0, Into, N);
+        if (Got < 0 && errno == EINTR)
+          continue;
+        return Got < 0 ? 0 : size_t(Got);
+      }
+    });
     while (true) {
-      size_t Length = 0;
-      bool Framed = false;
-      bool Header = false;
-      while (std::getline(std::cin, Line)) {
-        StringRef L = StringRef(Line).rtrim("\r");
-        if (L.empty()) {
-          if (Header)
-            break;
-          continue; // stray blank lines between messages
-        }
-        Header = true;
-        if (L.consume_front_insensitive("Content-Length:") && !L.trim().getAsInteger(10, Length))
-          Framed = true;
-      }
-      if (!std::cin)
+      LspReader::Frame F = Reader.next();
+      if (F.K == LspReader::Kind::End)
         return 1; // the client went away without `exit`
-      if (!Framed) {
-        replyError(nullptr, InvalidRequest, "a message without a valid Content-Length header");
+      if (F.K == LspReader::Kind::Bad) {
+        replyError(nullptr, InvalidRequest, F.Problem);
         continue;
       }
-      if (Length > MaxMessageBytes) {
-        std::cin.ignore(Length);
-        replyError(nullptr, InvalidRequest, "a message of " + std::to_string(Length) + " bytes");
+      // Bounded depth: a deeply nested message is an error, not a stack overflow.
+      Expected<json> Parsed = parseJson(F.Body, "the message");
+      if (!Parsed) {
+        Reader.resync(F.Body);
+        replyError(nullptr, ParseError, toString(Parsed.takeError()));
         continue;
       }
-      std::string Body(Length, '\0');
-      if (!std::cin.read(Body.data(), Length))
-        return 1;
-      json Message = json::parse(Body, nullptr, /*allow_exceptions=*/false);
-      if (Message.is_discarded()) {
-        replyError(nullptr, ParseError, "the message is not valid JSON");
-        continue;
-      }
+      json Message = std::move(*Parsed);
       if (!Message.is_object()) {
         replyError(nullptr, InvalidRequest, "the message is not a JSON-RPC object");
         continue;
@@ -252,6 +243,12 @@ private:
     const json &Params = M.contains("params") ? M["params"] : json::object();
     if (Method == "exit")
       return ShutDown ? 0 : 1;
+    if (ShutDown) {
+      // After `shutdown` only `exit` is served; a request gets the error the protocol names.
+      if (!Id.is_null())
+        replyError(Id, InvalidRequest, "the server is shutting down");
+      return std::nullopt;
+    }
     if (!Initialized && Method != "initialize") {
       if (!Id.is_null())
         replyError(Id, ServerNotInitialized, "'initialize' first");
@@ -277,9 +274,16 @@ private:
       const json &Doc = Params.at("textDocument");
       std::string Uri = Doc.at("uri").get<std::string>();
       // Full synchronization (change = 1): the last change holds the whole text.
-      std::string Text = Method == "textDocument/didOpen"
-                             ? Doc.at("text").get<std::string>()
-                             : Params.at("contentChanges").back().at("text").get<std::string>();
+      std::string Text;
+      if (Method == "textDocument/didOpen") {
+        Text = Doc.at("text").get<std::string>();
+      } else {
+        const json &Changes = Params.at("contentChanges");
+        if (!Changes.is_array() || Changes.empty())
+          throw json::other_error::create(501, "contentChanges must be a non-empty array",
+                                          &Changes);
+        Text = Changes.back().at("text").get<std::string>();
+      }
       std::lock_guard<std::mutex> G(Lock);
       if (Method == "textDocument/didChange" && !Docs.count(Uri))
         return std::nullopt; // not open: a client error, nothing to analyze
@@ -447,6 +451,14 @@ private:
                            P->Problems.empty() ? Path + ": nothing to analyze"
                                                : P->Problems.front().File + ": " +
                                                      P->Problems.front().Message);
+    std::set<std::string> New;
+    for (const std::string &D : P->Dropped)
+      if (SaidDropped.insert(D).second)
+        New.insert(D);
+    if (!New.empty())
+      log(WarningMessage,
+          "compile options ignored (they do more than change how a file is parsed): " +
+              droppedList(New));
     Job J = std::move(P->Jobs.front());
     // A header is analyzed through a translation unit that includes it.
     std::string Analyzed = J.Header.empty() ? J.File : J.Header;
@@ -484,8 +496,10 @@ private:
     {
       std::lock_guard<std::mutex> G(Lock);
       auto It = Docs.find(Uri);
-      if (It == Docs.end() || It->second.Version != Version)
-        return; // cancelled or superseded: the newer version is queued
+      // Cancelled (the document closed, reopened, edited) or superseded: whatever follows
+      // is queued. A worker killed by the cancellation is no failure to show.
+      if (It == Docs.end() || It->second.Version != Version || Current.Cancelled)
+        return;
       It->second.Warm = !O.Internal;
       Current.Done = true;
     }
@@ -567,6 +581,7 @@ private:
   const std::unique_ptr<ResultCache> Cache;
   SmallString<128> TmpDir;
   unsigned Analyses = 0; // names the temporary files (analyzer thread only)
+  std::set<std::string> SaidDropped; // compile options already reported (analyzer thread only)
   std::mutex OutLock;
   std::mutex Lock; // guards everything below
   std::condition_variable Wake;

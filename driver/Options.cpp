@@ -105,6 +105,11 @@ cl::opt<std::string> CacheMaxSize("cache-max-size",
 cl::opt<bool> CacheStats("cache-stats",
                          cl::desc("print the cache's hits, misses and stores on stderr"),
                          cl::cat(Category));
+cl::opt<std::string> WorkerMemoryLimit(
+    "worker-memory-limit",
+    cl::desc("memory (heap) one translation unit's analysis may use; a file that needs more "
+             "fails with an error (default: half the physical memory; 0: no limit)"),
+    cl::value_desc("size"), cl::cat(Category));
 cl::opt<std::string> WorkerJob("worker", cl::desc("internal: analyze the job in this file"),
                                cl::Hidden, cl::cat(Category));
 

@@ -52,6 +52,7 @@ extern llvm::cl::opt<std::string> CacheDir;
 extern llvm::cl::opt<bool> NoCache;
 extern llvm::cl::opt<std::string> CacheMaxSize;
 extern llvm::cl::opt<bool> CacheStats;
+extern llvm::cl::opt<std::string> WorkerMemoryLimit;
 extern llvm::cl::opt<std::string> WorkerJob;
 
 /// The checks that run when neither --checks nor a configuration enables a torch check.

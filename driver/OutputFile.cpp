@@ -6,6 +6,7 @@
 #include "llvm/Support/Process.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <optional>
 #include <sys/stat.h>
 
 using namespace llvm;
@@ -18,7 +19,83 @@ Error writeError(StringRef Path, std::error_code EC) {
   return createStringError(EC, "%s: cannot write: %s", Path.str().c_str(), EC.message().c_str());
 }
 
+/// What tells two names of one file apart from two files: device and inode when the file
+/// exists, else the absolute path with its directory resolved (links, `..`).
+std::optional<std::string> identity(StringRef Path) {
+  sys::fs::file_status St;
+  if (!sys::fs::status(Path, St)) {
+    if (St.type() != sys::fs::file_type::regular_file)
+      return std::nullopt;
+    sys::fs::UniqueID ID = St.getUniqueID();
+    return "inode " + std::to_string(ID.getDevice()) + ":" + std::to_string(ID.getFile());
+  }
+  SmallString<256> Abs(Path), Dir;
+  sys::fs::make_absolute(Abs);
+  if (sys::fs::real_path(sys::path::parent_path(Abs), Dir))
+    Dir = sys::path::parent_path(Abs);
+  sys::path::append(Dir, sys::path::filename(Abs));
+  return "path " + std::string(Dir);
+}
+
 } // namespace
+
+namespace {
+
+/// Tries \p Create on <Dir>/<Stem><random hex> until a name is free.
+std::error_code createUnique(StringRef Dir, StringRef Stem, SmallVectorImpl<char> &Path,
+                             function_ref<std::error_code(const Twine &)> Create) {
+  std::error_code EC;
+  for (int Try = 0; Try < 128; ++Try) {
+    Path.clear();
+    raw_svector_ostream OS(Path);
+    OS << Dir << (Dir.empty() || Dir.endswith("/") ? "" : "/") << Stem;
+    OS.write_hex((uint64_t(sys::Process::GetRandomNumber()) << 32) ^ sys::Process::GetRandomNumber());
+    EC = Create(OS.str());
+    if (EC != std::errc::file_exists)
+      return EC;
+  }
+  return EC;
+}
+
+} // namespace
+
+std::error_code createUniqueFileIn(StringRef Dir, StringRef Stem, int &FD,
+                                   SmallVectorImpl<char> &Path) {
+  return createUnique(Dir, Stem, Path, [&](const Twine &P) {
+    return sys::fs::openFileForReadWrite(P, FD, sys::fs::CD_CreateNew, sys::fs::OF_None, 0600);
+  });
+}
+
+std::error_code createTemporaryDirectory(StringRef Stem, SmallVectorImpl<char> &Path) {
+  SmallString<128> Tmp;
+  sys::path::system_temp_directory(/*ErasedOnReboot=*/true, Tmp);
+  return createUnique(Tmp, (Stem + "-").str(), Path, [](const Twine &P) {
+    return sys::fs::create_directory(P, /*IgnoreExisting=*/false, sys::fs::perms::owner_all);
+  });
+}
+
+Error refuseOverlap(ArrayRef<NamedFile> Outputs, ArrayRef<NamedFile> Inputs) {
+  for (size_t I = 0; I < Outputs.size(); ++I) {
+    std::optional<std::string> Out = identity(Outputs[I].Path);
+    if (Outputs[I].Path.empty() || !Out)
+      continue;
+    auto Clash = [&](const NamedFile &Other) -> Error {
+      if (Other.Path.empty() || identity(Other.Path) != Out)
+        return Error::success();
+      return createStringError(std::make_error_code(std::errc::file_exists),
+                               "%s %s is also %s %s: refusing to replace it",
+                               Outputs[I].Role.c_str(), Outputs[I].Path.c_str(),
+                               Other.Role.c_str(), Other.Path.c_str());
+    };
+    for (size_t J = I + 1; J < Outputs.size(); ++J)
+      if (Error E = Clash(Outputs[J]))
+        return E;
+    for (const NamedFile &In : Inputs)
+      if (Error E = Clash(In))
+        return E;
+  }
+  return Error::success();
+}
 
 Expected<std::unique_ptr<OutputFile>> OutputFile::create(StringRef Path) {
   std::unique_ptr<OutputFile> Out(new OutputFile);
@@ -35,11 +112,25 @@ Expected<std::unique_ptr<OutputFile>> OutputFile::create(StringRef Path) {
     Out->WritePath = Out->Path;
     return Out;
   }
-  SmallString<256> Model(Path);
-  Model += ".tmp-%%%%%%";
+  if (!sys::fs::status(Path, Status)) {
+    // A read-only report stays: the rename below would replace it regardless. A file
+    // nobody may write is read-only for root too, who passes every access() test.
+    if (std::error_code EC = sys::fs::access(Path, sys::fs::AccessMode::Write))
+      return writeError(Path, EC);
+    if ((Status.permissions() & sys::fs::all_write) == 0)
+      return writeError(Path, std::make_error_code(std::errc::permission_denied));
+    // Through a symbolic link, the file it names is replaced, not the link.
+    SmallString<256> Real;
+    if (!sys::fs::real_path(Path, Real))
+      Out->Target = std::string(Real);
+  }
+  if (Out->Target.empty())
+    Out->Target = Out->Path;
   SmallString<256> Temp;
   int Fd;
-  if (std::error_code EC = sys::fs::createUniqueFile(Model, Fd, Temp))
+  if (std::error_code EC =
+          createUniqueFileIn(sys::path::parent_path(Out->Target),
+                             (sys::path::filename(Out->Target) + ".tmp-").str(), Fd, Temp))
     return writeError(Path, EC);
   sys::Process::SafelyCloseFileDescriptor(Fd);
   Out->WritePath = std::string(Temp);
@@ -77,11 +168,11 @@ Error OutputFile::write(StringRef Text) {
 Error OutputFile::commit() {
   if (!Temporary)
     return Error::success();
-  // createUniqueFile makes the file 0600; a report is as readable as any file the user makes.
+  // createUniqueFileIn makes the file 0600; a report is as readable as any file the user makes.
   unsigned Mask = ::umask(0);
   ::umask(Mask);
   sys::fs::setPermissions(WritePath, static_cast<sys::fs::perms>(0666 & ~Mask));
-  if (std::error_code EC = sys::fs::rename(WritePath, Path))
+  if (std::error_code EC = sys::fs::rename(WritePath, Target))
     return writeError(Path, EC);
   forgetTemporary(WritePath);
   Temporary = false;

@@ -6,6 +6,8 @@
 #ifndef TORCHTIDY_DRIVER_OUTPUTFILE_H
 #define TORCHTIDY_DRIVER_OUTPUTFILE_H
 
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/Error.h"
 
 #include <memory>
@@ -32,8 +34,31 @@ public:
 private:
   OutputFile() = default;
   std::string Path, WritePath;
+  /// What commit() replaces: Path, or the file a symbolic link at Path names.
+  std::string Target;
   bool Temporary = false;
 };
+
+/// Creates and opens a new file \p Dir/<Stem><random>, mode 0600 (0666 & ~umask for
+/// \p Public). Unlike llvm::sys::fs::createUniqueFile, a '%' in \p Dir is kept: a Jenkins
+/// workspace (.../job%2Fbranch) is a directory like any other.
+std::error_code createUniqueFileIn(llvm::StringRef Dir, llvm::StringRef Stem, int &FD,
+                                   llvm::SmallVectorImpl<char> &Path);
+
+/// Creates a new directory <temp dir>/<Stem>-<random>, '%' in the temporary directory kept.
+std::error_code createTemporaryDirectory(llvm::StringRef Stem, llvm::SmallVectorImpl<char> &Path);
+
+/// A file named on the command line: its role in messages ("-o", "--baseline", "input")
+/// and its path.
+struct NamedFile {
+  std::string Role, Path;
+};
+
+/// Refuses an output that is one of \p Inputs or another of \p Outputs, with an error naming
+/// both: the same file by device and inode when it exists (symbolic and hard links
+/// included), else the same absolute path once its directory is resolved. An output that
+/// exists and is not a regular file (/dev/stdout, a pipe) is never refused.
+llvm::Error refuseOverlap(llvm::ArrayRef<NamedFile> Outputs, llvm::ArrayRef<NamedFile> Inputs);
 
 /// Flushes llvm::outs() and turns a pending write error into an llvm::Error naming
 /// \p Where (clearing it, so that LLVM does not abort at exit).

@@ -1,5 +1,6 @@
 #include "Preamble.h"
 #include "Cache.h"
+#include "ReportReader.h"
 
 #include "clang/Basic/SourceManager.h"
 #include "clang/Frontend/CompilerInstance.h"
@@ -302,7 +303,7 @@ std::optional<Manifest> readManifest(StringRef Path, StringRef Key, StringRef Pc
   ErrorOr<std::unique_ptr<MemoryBuffer>> Buffer = MemoryBuffer::getFile(Path);
   if (!Buffer)
     return std::nullopt;
-  json M = json::from_cbor((*Buffer)->getBuffer(), /*strict=*/true, /*allow_exceptions=*/false);
+  json M = cborOrDiscarded((*Buffer)->getBuffer());
   Manifest Out;
   try {
     if (M.is_discarded() || M.at("format") != PreambleFormat || M.at("key") != Key)

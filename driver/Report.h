@@ -38,8 +38,14 @@ struct Message {
   std::vector<Range> Ranges;
   std::vector<Replacement> Fix;
   Span Where;
-  std::string LineText; // the source line of Where.Line, for fingerprints
+  std::string LineText; // the source line of Where.Line, for fingerprints and snippets
+  /// 0 when LineText is the whole line; else the (byte) column it starts at: of a line
+  /// longer than MaxLineText, only that much around the finding is kept.
+  unsigned LineTextColumn = 0;
 };
+
+/// The most of a source line a finding keeps (an 8 MB minified line is no snippet).
+inline constexpr unsigned MaxLineText = 512;
 
 struct Finding {
   std::string Check;
@@ -80,7 +86,7 @@ void from_json(const nlohmann::json &J, Message::Range &R);
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Span, File, Line, Column, EndLine, EndColumn)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Replacement, FilePath, Offset, Length, Text, Where)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Message, Text, FilePath, Offset, Ranges, Fix, Where,
-                                                LineText)
+                                                LineText, LineTextColumn)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Finding, Check, Level, Primary, Notes,
                                                 BuildDirectory, WarningAsError, Aliases)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(JobResult, File, Header, Analyzed, Problem,

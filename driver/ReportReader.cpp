@@ -1,9 +1,11 @@
 #include "ReportReader.h"
 
 #include "clang/Tooling/JSONCompilationDatabase.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <map>
+#include <optional>
 #include <set>
 
 using namespace llvm;
@@ -48,16 +50,70 @@ bool tooDeep(StringRef Text) {
 
 std::string toolName(const json &Run) { return Run.at("tool").at("driver").at("name").get<std::string>(); }
 
-/// Throws json::exception when \p Doc lacks what merging and baselines read.
+/// Throws a json::exception saying \p What when \p Holds is false.
+void require(bool Holds, const Twine &What) {
+  if (!Holds)
+    throw json::other_error::create(501, What.str(), static_cast<const json *>(nullptr));
+}
+
+bool isString(const json &J, const char *Key) { return J.contains(Key) && J[Key].is_string(); }
+
+bool isIn(const json &J, std::initializer_list<StringRef> Values) {
+  return J.is_string() && llvm::is_contained(Values, StringRef(J.get_ref<const std::string &>()));
+}
+
+/// Throws json::exception when \p Doc is not what the SARIF 2.1.0 schema allows in the parts
+/// torchtidy writes (a merge must not pass an invalid document through), naming the part.
 void validateSarif(const json &Doc) {
-  for (const json &Run : Doc.at("runs")) {
-    toolName(Run);
-    for (const json &Rule : Run.at("tool").at("driver").value("rules", json::array()))
-      Rule.at("id").get<std::string>();
-    for (const json &Res : Run.value("results", json::array()))
-      Res.at("ruleId").get<std::string>();
-    if (!Run.value("invocations", json::array()).is_array())
-      throw json::type_error::create(302, "invocations must be an array", &Run);
+  require(!Doc.contains("version") || Doc["version"] == "2.1.0", "version must be \"2.1.0\"");
+  require(Doc.at("runs").is_array(), "runs must be an array");
+  for (size_t R = 0; R < Doc["runs"].size(); ++R) {
+    const json &Run = Doc["runs"][R];
+    std::string At = "runs[" + std::to_string(R) + "]";
+    require(Run.is_object() && Run.contains("tool") && Run["tool"].is_object() &&
+                Run["tool"].contains("driver") && Run["tool"]["driver"].is_object() &&
+                isString(Run["tool"]["driver"], "name"),
+            At + ": tool.driver.name must be a string");
+    const json Rules = Run["tool"]["driver"].value("rules", json::array());
+    require(Rules.is_array(), At + ": tool.driver.rules must be an array");
+    for (size_t I = 0; I < Rules.size(); ++I)
+      require(Rules[I].is_object() && isString(Rules[I], "id"),
+              At + ".tool.driver.rules[" + Twine(I) + "]: id must be a string");
+    const json Results = Run.value("results", json::array());
+    require(Results.is_array(), At + ": results must be an array");
+    for (size_t I = 0; I < Results.size(); ++I) {
+      const json &Res = Results[I];
+      std::string Where = At + ".results[" + std::to_string(I) + "]";
+      require(Res.is_object() && isString(Res, "ruleId"), Where + ": ruleId must be a string");
+      require(Res.contains("message") && Res["message"].is_object() &&
+                  (isString(Res["message"], "text") || isString(Res["message"], "id")),
+              Where + ": message must be an object with a text");
+      require(!Res.contains("level") || isIn(Res["level"], {"none", "note", "warning", "error"}),
+              Where + ": level must be none, note, warning or error");
+      require(!Res.contains("kind") || isIn(Res["kind"], {"notApplicable", "pass", "fail", "review",
+                                                          "open", "informational"}),
+              Where + ": kind is not a SARIF result kind");
+      require(!Res.contains("ruleIndex") ||
+                  (Res["ruleIndex"].is_number_integer() && Res["ruleIndex"].get<int64_t>() >= -1),
+              Where + ": ruleIndex must be an integer");
+      for (const char *List : {"locations", "relatedLocations"}) {
+        require(!Res.contains(List) || Res[List].is_array(),
+                Where + ": " + List + " must be an array");
+        for (const json &L : Res.value(List, json::array()))
+          require(L.is_object() && (!L.contains("physicalLocation") || L["physicalLocation"].is_object()),
+                  Where + ": " + List + " must hold location objects");
+      }
+      require(!Res.contains("partialFingerprints") ||
+                  (Res["partialFingerprints"].is_object() &&
+                   llvm::all_of(Res["partialFingerprints"], [](const json &F) { return F.is_string(); })),
+              Where + ": partialFingerprints must map names to strings");
+    }
+    const json Invocations = Run.value("invocations", json::array());
+    require(Invocations.is_array(), At + ": invocations must be an array");
+    for (const json &Inv : Invocations)
+      require(Inv.is_object() && Inv.contains("executionSuccessful") &&
+                  Inv["executionSuccessful"].is_boolean(),
+              At + ": an invocation must say executionSuccessful (a boolean)");
   }
 }
 
@@ -70,6 +126,21 @@ void validateJson(const json &Doc) {
   for (const char *Key : SummaryCounts)
     Doc.at("summary").at(Key).get<unsigned>();
   Doc.at("summary").at("exitCode").get<int>();
+  for (size_t I = 0; I < Doc["findings"].size(); ++I) {
+    const json &F = Doc["findings"][I];
+    std::string Where = "findings[" + std::to_string(I) + "]";
+    require(F.is_object(), Where + ": not an object");
+    for (const char *Key : {"check", "level", "message", "uri", "fingerprint"})
+      require(isString(F, Key), Where + ": " + Key + " must be a string");
+    for (const char *Key : {"line", "column"})
+      require(F.contains(Key) && F[Key].is_number_unsigned(),
+              Where + ": " + Key + " must be a number");
+  }
+  for (size_t I = 0; I < Doc["notifications"].size(); ++I) {
+    const json &N = Doc["notifications"][I];
+    require(N.is_object() && isString(N, "kind") && isString(N, "file") && isString(N, "message"),
+            "notifications[" + Twine(I) + "]: kind, file and message must be strings");
+  }
 }
 
 /// Appends \p Run's rules, results and invocations to \p Into (the first run seen).
@@ -126,6 +197,56 @@ Expected<json> parseJson(StringRef Text, StringRef Origin) {
   } catch (const json::exception &E) {
     return fail(Origin + ": invalid JSON: " + plain(E));
   }
+}
+
+namespace {
+
+/// nlohmann's DOM builder, refusing to open an array or object deeper than MaxJsonDepth:
+/// the binary reader recurses once per level, so the bound must hold while reading.
+class BoundedDom : public nlohmann::detail::json_sax_dom_parser<json> {
+public:
+  explicit BoundedDom(json &Into) : json_sax_dom_parser(Into, /*allow_exceptions=*/false) {}
+  bool start_object(std::size_t N) { return enter() && json_sax_dom_parser::start_object(N); }
+  bool end_object() { return leave() && json_sax_dom_parser::end_object(); }
+  bool start_array(std::size_t N) { return enter() && json_sax_dom_parser::start_array(N); }
+  bool end_array() { return leave() && json_sax_dom_parser::end_array(); }
+  bool TooDeep = false;
+
+private:
+  bool enter() {
+    TooDeep = ++Depth > MaxJsonDepth;
+    return !TooDeep;
+  }
+  bool leave() { return Depth-- > 0; }
+  unsigned Depth = 0;
+};
+
+} // namespace
+
+Expected<json> parseCbor(StringRef Bytes, StringRef Origin) {
+  json Result;
+  BoundedDom Dom(Result);
+  bool Parsed;
+  try {
+    Parsed = json::sax_parse(Bytes.begin(), Bytes.end(), &Dom, json::input_format_t::cbor,
+                             /*strict=*/true);
+  } catch (const json::exception &E) {
+    return fail(Origin + ": invalid CBOR: " + plain(E));
+  }
+  if (Dom.TooDeep)
+    return fail(Origin + ": CBOR nested deeper than " + Twine(MaxJsonDepth) + " levels");
+  if (!Parsed || Dom.is_errored())
+    return fail(Origin + ": invalid CBOR");
+  return Result;
+}
+
+json cborOrDiscarded(StringRef Bytes) {
+  Expected<json> J = parseCbor(Bytes, "");
+  if (!J) {
+    consumeError(J.takeError());
+    return json(json::value_t::discarded);
+  }
+  return std::move(*J);
 }
 
 std::string dumpReport(const json &J) {
@@ -228,8 +349,74 @@ Expected<json> mergeReports(const std::vector<std::pair<std::string, std::string
   return Merged;
 }
 
+namespace {
+
+/// Why clang's reader would refuse the database for \p Entry, if it would.
+std::optional<std::string> badEntry(const json &Entry) {
+  if (!Entry.is_object())
+    return "not an object";
+  for (const auto &[Key, Value] : Entry.items()) {
+    if (Key == "arguments") {
+      if (!Value.is_array() || !llvm::all_of(Value, [](const json &A) { return A.is_string(); }))
+        return "'arguments' must be an array of strings";
+    } else if (Key == "directory" || Key == "file" || Key == "command" || Key == "output") {
+      if (!Value.is_string())
+        return "'" + Key + "' must be a string";
+    } else {
+      return "unknown key '" + Key + "'";
+    }
+  }
+  if (!Entry.contains("directory") || !Entry.contains("file"))
+    return "no 'directory' or no 'file'";
+  if (!Entry.contains("command") && !Entry.contains("arguments"))
+    return "neither 'command' nor 'arguments'";
+  return std::nullopt;
+}
+
+/// The byte ranges of the elements of the top-level JSON array \p Text (valid JSON).
+std::vector<std::pair<size_t, size_t>> elementRanges(StringRef Text) {
+  std::vector<std::pair<size_t, size_t>> Ranges;
+  size_t I = Text.find('[');
+  if (I == StringRef::npos)
+    return Ranges;
+  unsigned Depth = 0;
+  bool InString = false, Escaped = false;
+  size_t Start = StringRef::npos;
+  for (++I; I < Text.size(); ++I) {
+    char C = Text[I];
+    if (InString) {
+      if (Escaped)
+        Escaped = false;
+      else if (C == '\\')
+        Escaped = true;
+      else if (C == '"')
+        InString = false;
+      continue;
+    }
+    if (Depth == 0 && (C == ',' || C == ']')) {
+      if (Start != StringRef::npos)
+        Ranges.emplace_back(Start, I);
+      Start = StringRef::npos;
+      if (C == ']')
+        break;
+      continue;
+    }
+    if (Start == StringRef::npos && !isSpace(C))
+      Start = I;
+    if (C == '"')
+      InString = true;
+    else if (C == '[' || C == '{')
+      ++Depth;
+    else if (C == ']' || C == '}')
+      --Depth;
+  }
+  return Ranges;
+}
+
+} // namespace
+
 Expected<std::unique_ptr<clang::tooling::CompilationDatabase>>
-readCompileDatabase(StringRef Text, StringRef Origin) {
+readCompileDatabase(StringRef Text, StringRef Origin, std::vector<SkippedEntry> *Skipped) {
   // clang's reader takes any bytes inside strings (paths need not be UTF-8), so only the
   // syntax and shape are checked here, on a copy whose non-ASCII bytes are neutral.
   std::string Ascii = Text.str();
@@ -243,10 +430,38 @@ readCompileDatabase(StringRef Text, StringRef Origin) {
     return fail(Origin + ": not a compilation database (expected a JSON array of entries)");
   if (Doc->empty())
     return fail(Origin + ": the compilation database has no translation units");
+  // One bad entry costs that entry: the others are kept, byte for byte (paths need not be
+  // UTF-8), and the caller says which entry was left out and why.
+  std::string Kept;
+  std::vector<std::pair<size_t, size_t>> Ranges = elementRanges(Text);
+  for (unsigned I = 0; I < Doc->size(); ++I) {
+    const json &Entry = (*Doc)[I];
+    std::optional<std::string> Why = badEntry(Entry);
+    if (!Why) {
+      if (I < Ranges.size())
+        Kept += (Kept.empty() ? "[" : ",") + Text.slice(Ranges[I].first, Ranges[I].second).str();
+      continue;
+    }
+    if (Skipped) {
+      SkippedEntry S{I, "", "", *Why};
+      if (Entry.is_object() && Entry.contains("file") && Entry["file"].is_string())
+        S.File = Entry["file"].get<std::string>();
+      if (Entry.is_object() && Entry.contains("directory") && Entry["directory"].is_string())
+        S.Directory = Entry["directory"].get<std::string>();
+      Skipped->push_back(std::move(S));
+    }
+  }
+  if (Ranges.size() != Doc->size())
+    Kept.clear(); // cannot happen for valid JSON; clang's reader then says what is wrong
+  else if (Kept.empty())
+    return fail(Origin + ": the compilation database has no valid entry");
+  else
+    Kept += "]";
   std::string Err;
   std::unique_ptr<clang::tooling::CompilationDatabase> DB =
       clang::tooling::JSONCompilationDatabase::loadFromBuffer(
-          Text, Err, clang::tooling::JSONCommandLineSyntax::AutoDetect);
+          Kept.empty() ? Text : StringRef(Kept), Err,
+          clang::tooling::JSONCommandLineSyntax::AutoDetect);
   if (!DB)
     return fail(Origin + ": invalid compilation database: " + StringRef(Err).split('\n').first);
   return DB;

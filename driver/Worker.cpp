@@ -1,6 +1,7 @@
 // The worker side: analyzes one translation unit with the clang-tidy library and the
 // torch checks, restricting AST matching to the user's own top-level declarations.
 #include "Cache.h"
+#include "CompileFlags.h"
 #include "Job.h"
 #include "Options.h"
 #include "Preamble.h"
@@ -186,7 +187,7 @@ public:
 
   /// Fills \p S from \p Offset (and \p Length) in \p File; false when the file is unreadable.
   bool locate(const std::string &File, unsigned Offset, unsigned Length, Span &S,
-              std::string *LineText = nullptr) {
+              std::string *LineText = nullptr, unsigned *LineTextColumn = nullptr) {
     const std::vector<unsigned> *Starts = lineStarts(File);
     if (!Starts)
       return false;
@@ -201,7 +202,14 @@ public:
     if (LineText) {
       StringRef Text = Buffers[File]->getBuffer();
       unsigned Begin = (*Starts)[S.Line - 1];
-      *LineText = Text.substr(Begin).split('\n').first.rtrim('\r').str();
+      StringRef Line = Text.substr(Begin).split('\n').first.rtrim('\r');
+      *LineText = Line.str();
+      if (Line.size() > MaxLineText) {
+        size_t From = std::min<size_t>(S.Column - 1 > MaxLineText / 2 ? S.Column - 1 - MaxLineText / 2 : 0,
+                                       Line.size() - MaxLineText);
+        *LineText = Line.substr(From, MaxLineText).str();
+        *LineTextColumn = From + 1;
+      }
     }
     return true;
   }
@@ -257,7 +265,7 @@ Message toMessage(const DiagnosticMessage &D, StringRef BuildDir, PositionTable 
       Length = R.Length;
       break;
     }
-  if (!Positions.locate(File, D.FileOffset, Length, M.Where, &M.LineText))
+  if (!Positions.locate(File, D.FileOffset, Length, M.Where, &M.LineText, &M.LineTextColumn))
     M.Where.File = File;
   return M;
 }
@@ -371,6 +379,13 @@ int runWorker(const Job &J, StringRef OutPath) {
     }
     if (Opts.ExtraArgs)
       Adjusted.insert(Adjusted.end(), Opts.ExtraArgs->begin(), Opts.ExtraArgs->end());
+    return Adjusted;
+  });
+  // The coordinator filtered the database's commands (and said what it removed); a
+  // configuration's ExtraArgs go through the same allow-list here.
+  Tool.appendArgumentsAdjuster([](const CommandLineArguments &Args, StringRef) {
+    CommandLineArguments Adjusted = Args;
+    filterCompileCommand(Adjusted);
     return Adjusted;
   });
   Tool.appendArgumentsAdjuster(getStripPluginsAdjuster());

@@ -1,13 +1,46 @@
 #include "WorkerProcess.h"
+#include "ReportReader.h"
+#include "Cache.h"
+#include "Options.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <climits>
+#include <new>
+#include <unistd.h>
 
 using namespace llvm;
 using nlohmann::json;
 
 namespace torchtidy::driver {
+
+Expected<uint64_t> workerMemoryLimit() {
+  if (WorkerMemoryLimit.getNumOccurrences())
+    return parseCacheSize(WorkerMemoryLimit, "--worker-memory-limit");
+  long Pages = ::sysconf(_SC_PHYS_PAGES), PageSize = ::sysconf(_SC_PAGE_SIZE);
+  return Pages > 0 && PageSize > 0 ? uint64_t(Pages) * uint64_t(PageSize) / 2 : 0;
+}
+
+namespace {
+
+[[noreturn]] void outOfMemory() {
+  static const char Message[] =
+      "torchtidy: error: out of memory: the analysis needs more than --worker-memory-limit\n";
+  ssize_t Ignored = ::write(2, Message, sizeof(Message) - 1);
+  (void)Ignored;
+  ::_exit(WorkerOutOfMemory);
+}
+
+} // namespace
+
+void exitOnOutOfMemory() {
+  std::set_new_handler([] { outOfMemory(); });
+  install_bad_alloc_error_handler([](void *, const char *, bool) { outOfMemory(); });
+}
 
 WorkerOutcome runInWorker(const Job &J, StringRef Self, ArrayRef<const char *> Args,
                           StringRef Base, function_ref<void(sys::procid_t)> Running) {
@@ -30,8 +63,17 @@ WorkerOutcome runInWorker(const Job &J, StringRef Self, ArrayRef<const char *> A
   std::optional<StringRef> Redirects[] = {StringRef(""), StringRef(LogPath), StringRef(LogPath)};
   std::string ErrMsg;
   bool ExecutionFailed = false;
-  sys::ProcessInfo PI =
-      sys::ExecuteNoWait(Self, Argv, std::nullopt, Redirects, 0, &ErrMsg, &ExecutionFailed);
+  // In MiB, as LLVM sets RLIMIT_DATA. Sanitizers reserve terabytes of shadow memory: a
+  // sanitized build runs its workers unbounded.
+  unsigned LimitMiB = 0;
+#if !defined(__SANITIZE_ADDRESS__)
+  if (Expected<uint64_t> Limit = workerMemoryLimit(); Limit && *Limit)
+    LimitMiB = unsigned(std::min<uint64_t>(std::max<uint64_t>(*Limit >> 20, 1), UINT_MAX));
+  else if (!Limit)
+    consumeError(Limit.takeError());
+#endif
+  sys::ProcessInfo PI = sys::ExecuteNoWait(Self, Argv, std::nullopt, Redirects, LimitMiB, &ErrMsg,
+                                           &ExecutionFailed);
   int RC = -1;
   if (!ExecutionFailed) {
     Running(PI.Pid);
@@ -40,7 +82,7 @@ WorkerOutcome runInWorker(const Job &J, StringRef Self, ArrayRef<const char *> A
   }
   ErrorOr<std::unique_ptr<MemoryBuffer>> Result = MemoryBuffer::getFile(ResultPath);
   if (RC == 0 && Result) {
-    json R = json::from_cbor((*Result)->getBuffer(), true, false);
+    json R = cborOrDiscarded((*Result)->getBuffer());
     if (R.is_discarded()) {
       RC = -1;
       ErrMsg = "unreadable worker result";
@@ -53,7 +95,12 @@ WorkerOutcome runInWorker(const Job &J, StringRef Self, ArrayRef<const char *> A
       }
     }
   }
-  if (RC != 0 || !Result) {
+  if (RC == WorkerOutOfMemory) {
+    // The file's own problem (an exponential macro, a huge generated source): bad input.
+    Out.Result.Analyzed = false;
+    Out.Result.Problem = "out of memory: the analysis needs more than --worker-memory-limit (" +
+                         std::to_string(LimitMiB) + " MiB)";
+  } else if (RC != 0 || !Result) {
     Out.Internal = true;
     Out.Result.Analyzed = false;
     if (ErrMsg.empty()) {

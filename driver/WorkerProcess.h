@@ -8,6 +8,7 @@
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
+#include "llvm/Support/Error.h"
 #include "llvm/Support/Program.h"
 
 namespace torchtidy::driver {
@@ -17,6 +18,18 @@ struct WorkerOutcome {
   /// The worker crashed or wrote no readable result: Result.Problem says why.
   bool Internal = false;
 };
+
+/// The exit status of a worker that ran out of the memory --worker-memory-limit allows.
+inline constexpr int WorkerOutOfMemory = 75;
+
+/// --worker-memory-limit in bytes (0: none): the option, else half the physical memory.
+/// The limit bounds each worker's data segment (RLIMIT_DATA: the heap, not the mapped PCH
+/// or libraries); a worker that hits it fails its own file with a clear error.
+llvm::Expected<uint64_t> workerMemoryLimit();
+
+/// In a worker: turns running out of memory into exit status WorkerOutOfMemory with a
+/// one-line message, instead of an abort with LLVM's "out of memory" and a stack dump.
+void exitOnOutOfMemory();
 
 /// Runs \p J in `Self --worker=<job> Args...`; its job, result and log files are \p Base
 /// plus a suffix, removed afterwards. \p Running is told the worker's pid once it runs and

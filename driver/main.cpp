@@ -55,6 +55,9 @@ analyzed, 3 internal error. See docs/driver.md.
 
 enum ExitCode { ExitClean = 0, ExitFindings = 1, ExitBadInput = 2, ExitInternal = 3 };
 
+/// -j beyond this is refused: each job is a thread and a worker process.
+constexpr unsigned MaxParallel = 1024;
+
 void error(const Twine &Msg) { errs() << "torchtidy: error: " << Msg << "\n"; }
 void warning(const Twine &Msg) {
   if (!Quiet)
@@ -68,7 +71,7 @@ std::vector<WorkerOutcome> runJobs(const std::vector<Job> &Jobs, StringRef Self,
                                    ResultCache *Cache) {
   std::vector<WorkerOutcome> Outcomes(Jobs.size());
   SmallString<128> TmpDir;
-  if (std::error_code EC = sys::fs::createUniqueDirectory("torchtidy", TmpDir)) {
+  if (std::error_code EC = createTemporaryDirectory("torchtidy", TmpDir)) {
     for (size_t I = 0; I < Jobs.size(); ++I) {
       Outcomes[I].Result.File = Jobs[I].File;
       Outcomes[I].Result.Problem = "cannot create a temporary directory: " + EC.message();
@@ -125,12 +128,18 @@ std::vector<WorkerOutcome> runJobs(const std::vector<Job> &Jobs, StringRef Self,
 }
 
 int runWorkerFromFile(StringRef Path) {
+  exitOnOutOfMemory();
   ErrorOr<std::unique_ptr<MemoryBuffer>> Buffer = MemoryBuffer::getFile(Path);
   if (!Buffer) {
     error(Path + ": cannot read the job: " + Buffer.getError().message());
     return ExitInternal;
   }
-  json J = json::from_cbor((*Buffer)->getBuffer(), true, false);
+  Expected<json> Parsed = parseCbor((*Buffer)->getBuffer(), Path);
+  if (!Parsed) {
+    error(toString(Parsed.takeError()));
+    return ExitInternal;
+  }
+  json &J = *Parsed;
   try {
     return runWorker(J.at("job").get<Job>(), J.at("out").get<std::string>());
   } catch (const json::exception &E) {
@@ -147,7 +156,9 @@ public:
   StderrCapture() {
     errs().flush();
     SmallString<128> Path;
-    if (sys::fs::createTemporaryFile("torchtidy-args", "txt", Fd, Path))
+    SmallString<128> Tmp;
+    sys::path::system_temp_directory(/*ErasedOnReboot=*/true, Tmp);
+    if (createUniqueFileIn(Tmp, "torchtidy-args-", Fd, Path))
       return;
     sys::fs::remove(Path);
     Saved = ::dup(2);
@@ -241,6 +252,26 @@ int main(int argc, const char **argv) {
   if (!WorkerJob.empty())
     return runWorkerFromFile(WorkerJob);
 
+  // Numbers are checked before anything runs: a status that wraps at 256, a thread and
+  // a process table per -j, a shard that selects nothing.
+  if (FindingsExitCode > 255) {
+    error("invalid --findings-exit-code " + Twine(FindingsExitCode) + ": expected 0 to 255");
+    return ExitBadInput;
+  }
+  if (Jobs > MaxParallel) {
+    error("invalid -j " + Twine(Jobs) + ": at most " + Twine(MaxParallel) + " jobs in parallel");
+    return ExitBadInput;
+  }
+  if (Expected<uint64_t> Limit = workerMemoryLimit(); !Limit) {
+    error(toString(Limit.takeError()));
+    return ExitBadInput;
+  }
+  if (Shard.getNumOccurrences())
+    if (Expected<std::pair<unsigned, unsigned>> KN = parseShard(Shard); !KN) {
+      error(toString(KN.takeError()));
+      return ExitBadInput;
+    }
+
   auto Provider = createOptionsProvider();
   if (!Provider) {
     error(toString(Provider.takeError()));
@@ -313,6 +344,24 @@ int main(int argc, const char **argv) {
     error(toString(P.takeError()));
     return ExitBadInput;
   }
+  {
+    // No output replaces an input or another output.
+    std::vector<NamedFile> Inputs = {{"--baseline", Baseline}, {"--config-file", ConfigFile}};
+    if (FilesFrom != "-")
+      Inputs.push_back({"--files-from", FilesFrom});
+    for (const Job &J : P->Jobs)
+      for (const std::string &F : {J.File, J.Header})
+        Inputs.push_back({"an input", F});
+    for (const Problem &Pr : P->Problems)
+      Inputs.push_back({"an input", Pr.File});
+    if (Error E = refuseOverlap({{"-o", Output}, {"--export-fixes", ExportFixes}}, Inputs)) {
+      error(toString(std::move(E)));
+      return ExitBadInput;
+    }
+  }
+  if (!P->Dropped.empty())
+    warning("compile options ignored (they do more than change how a file is parsed): " +
+            droppedList(P->Dropped));
   // An invalid header filter would fail every worker; say so once, before any analysis.
   for (const Job &J : P->Jobs)
     if (Expected<HeaderFilters> Filters = headerFiltersFor(J.File); !Filters) {

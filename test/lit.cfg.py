@@ -18,6 +18,9 @@ mode = lit_config.params.get("mode", "plugin")
 config.driver_path = lit_config.params.get("driver", config.driver_path)
 # A second run next to the usual one (CTest -j) needs its own %t directories.
 config.test_exec_root = lit_config.params.get("exec_root", config.test_exec_root)
+# The sanitized driver runs its workers without a memory limit (ASan reserves terabytes).
+if "asan" in os.path.basename(config.driver_path):
+    config.available_features.add("asan")
 for sanitizer_options in ("ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS"):
     if sanitizer_options in os.environ:
         config.environment[sanitizer_options] = os.environ[sanitizer_options]

@@ -1,0 +1,228 @@
+#include "CompileFlags.h"
+
+#include "clang/Driver/Options.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/ScopeExit.h"
+#include "llvm/ADT/SmallString.h"
+#include "llvm/Option/Arg.h"
+#include "llvm/Option/ArgList.h"
+#include "llvm/Option/OptTable.h"
+#include "llvm/Support/Allocator.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/StringSaver.h"
+
+#include <cstring>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+using namespace llvm;
+using namespace llvm::opt;
+using namespace clang::driver::options;
+
+namespace torchtidy::driver {
+
+namespace {
+
+Error fail(const Twine &Msg) { return createStringError(inconvertibleErrorCode(), Msg); }
+
+/// The text of the response file \p Path: a regular file, read without blocking on open
+/// (a FIFO is refused, never waited for) and never past MaxResponseFileBytes.
+Expected<std::string> readResponseFile(StringRef Path) {
+  int Fd = ::open(Path.str().c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+  if (Fd < 0)
+    return fail("response file @" + Path + ": " + std::strerror(errno));
+  auto Close = make_scope_exit([Fd] { ::close(Fd); });
+  struct stat St;
+  if (::fstat(Fd, &St) != 0 || !S_ISREG(St.st_mode))
+    return fail("response file @" + Path + ": not a regular file");
+  if (uint64_t(St.st_size) > MaxResponseFileBytes)
+    return fail("response file @" + Path + ": larger than " + Twine(MaxResponseFileBytes >> 20) +
+                " MiB");
+  std::string Text(St.st_size, '\0');
+  size_t Done = 0;
+  while (Done < Text.size()) {
+    ssize_t N = ::read(Fd, Text.data() + Done, Text.size() - Done);
+    if (N < 0 && errno == EINTR)
+      continue;
+    if (N <= 0)
+      break;
+    Done += N;
+  }
+  Text.resize(Done);
+  return Text;
+}
+
+/// Options whose only effect on an analysis is how the file is parsed. Matched with
+/// Option::matches, so a group stands for all its members.
+const unsigned ParsingOptions[] = {
+    OPT_INPUT,
+    // Where headers are found.
+    OPT_I, OPT_I_, OPT_isystem, OPT_iquote, OPT_idirafter, OPT_isysroot, OPT_iprefix,
+    OPT_iwithprefix, OPT_iwithprefixbefore, OPT_isystem_after, OPT_cxx_isystem, OPT_iframework,
+    OPT_iframeworkwithsysroot, OPT_F, OPT_nostdinc, OPT_nostdincxx, OPT_nostdlibinc,
+    OPT_nobuiltininc, OPT__sysroot_EQ, OPT__sysroot, OPT_resource_dir, OPT_resource_dir_EQ,
+    OPT_stdlib_EQ, OPT_gcc_toolchain, OPT_gcc_install_dir_EQ, OPT_cuda_path_EQ, OPT_nogpuinc,
+    OPT_nogpulib,
+    // What is read before the file.
+    OPT_include, OPT_imacros, OPT_include_pch,
+    // Macros, the language, its standard, the target.
+    OPT_D, OPT_U, OPT_std_EQ, OPT_x, OPT_ansi, OPT_driver_mode, OPT_target,
+    OPT_target_legacy_spelling, OPT_offload_arch_EQ, OPT_cuda_host_only, OPT_cuda_device_only,
+    OPT_pthread, OPT_m_Group, OPT_O_Group, OPT_g_Group,
+    // Diagnostics and the action (clang's tooling makes every command -fsyntax-only).
+    OPT_W_Group, OPT_W_value_Group, OPT_w, OPT_pedantic, OPT_pedantic_errors, OPT_c,
+    OPT_fsyntax_only, OPT_pipe,
+};
+
+/// The build outputs every build system asks for: removed without a word.
+const unsigned BuildOutputs[] = {OPT_o, OPT_MD, OPT_MMD, OPT_MF, OPT_MT, OPT_MQ, OPT_MP};
+
+/// -f options (named without "-f", "no-" and "=") that change the language or the macros
+/// a file sees, or only diagnostics and code generation, which an analysis never runs.
+/// Anything else (-fplugin=, -fmodules-cache-path=, -ftime-trace, -fcrash-diagnostics-dir=,
+/// -fproc-stat-report=, ...) is removed.
+bool languageOption(StringRef Name) {
+  static const StringRef Names[] = {
+      "exceptions", "cxx-exceptions", "rtti", "rtti-data", "asm", "builtin", "signed-char",
+      "unsigned-char", "char8_t", "short-wchar", "wchar-type", "short-enums", "ms-extensions",
+      "ms-compatibility", "ms-compatibility-version", "msc-version", "delayed-template-parsing",
+      "gnu-keywords", "gnu89-inline", "declspec", "openmp", "openmp-simd", "openmp-version",
+      "openmp-targets", "sized-deallocation", "aligned-allocation", "coroutines-ts",
+      "access-control", "threadsafe-statics", "operator-names", "dollars-in-identifiers",
+      "trigraphs", "digraphs", "pic", "PIC", "pie", "PIE", "fast-math", "finite-math-only",
+      "math-errno", "honor-nans", "honor-infinities", "unsafe-math-optimizations",
+      "reciprocal-math", "associative-math", "signed-zeros", "trapping-math", "sanitize",
+      "sanitize-recover", "sanitize-trap", "template-depth", "constexpr-depth",
+      "constexpr-steps", "bracket-depth", "new-alignment", "strict-aliasing", "permissive",
+      "lax-vector-conversions", "blocks", "gnu-inline-asm", "common", "wrapv", "trapv",
+      "strict-enums", "relaxed-template-template-args", "pascal-strings", "freestanding",
+      "hosted", "input-charset", "exec-charset", "extended-identifiers", "gpu-rdc",
+      "cuda-approx-transcendentals", "hip-new-launch-api", "visibility",
+      "visibility-inlines-hidden", "stack-protector", "stack-protector-strong",
+      "stack-protector-all", "stack-clash-protection", "cf-protection", "omit-frame-pointer",
+      "function-sections", "data-sections", "plt", "semantic-interposition", "unwind-tables",
+      "asynchronous-unwind-tables", "inline", "inline-functions", "unroll-loops", "vectorize",
+      "slp-vectorize", "strict-overflow", "emulated-tls", "use-cxa-atexit", "use-init-array",
+      "ident", "debug-prefix-map", "macro-prefix-map", "file-prefix-map", "color-diagnostics",
+      "diagnostics-color", "diagnostics-show-option", "diagnostics-format",
+      "diagnostics-show-template-tree", "caret-diagnostics", "show-column",
+      "show-source-location", "message-length", "macro-backtrace-limit",
+      "template-backtrace-limit", "error-limit", "spell-checking", "elide-type",
+      "no-elide-type", "keep-static-consts", "merge-all-constants", "zero-initialized-in-bss",
+      "lto", "fat-lto-objects", "whole-program-vtables", "split-lto-unit", "jump-tables",
+      "delete-null-pointer-checks", "finite-loops", "char-signedness", "gnu-runtime",
+      "experimental-library", "new-infallible", "assume-sane-operator-new", "modules-ts",
+      "ms-volatile", "fixed-point", "strict-float-cast-overflow", "apple-kext",
+      "record-command-line", "record-gcc-switches", "ms-runtime-lib", "vectorize-loops"};
+  Name.consume_front("f");
+  Name.consume_front("no-");
+  Name.consume_back("=");
+  return llvm::is_contained(Names, Name);
+}
+
+bool affectsParsing(const Option &O) {
+  if (O.matches(OPT_f_Group) || O.matches(OPT_f_clang_Group))
+    return languageOption(O.getName());
+  return llvm::any_of(ParsingOptions, [&](unsigned Id) { return O.matches(Id); });
+}
+
+/// Filters \p Strings, parsed with \p Table for the driver (or, with \p CC1, as the cc1
+/// command line -Xclang values form). Appends what is kept to \p Kept and the spellings of
+/// what is removed to \p Dropped; -Xclang values are appended to \p XclangValues instead.
+void filter(ArrayRef<std::string> Strings, bool CC1, std::vector<std::string> &Kept,
+            std::vector<std::string> *XclangValues, std::set<std::string> &Dropped) {
+  const OptTable &Table = clang::driver::getDriverOptTable();
+  std::vector<const char *> Ptrs;
+  for (const std::string &S : Strings)
+    Ptrs.push_back(S.c_str());
+  unsigned MissingIndex = 0, MissingCount = 0;
+  // As clang's driver parses a GNU-style command line; cc1 options for -Xclang values.
+  unsigned Include = CC1 ? unsigned(CC1Option) : 0;
+  unsigned Exclude = CC1 ? 0 : unsigned(NoDriverOption | CLOption | DXCOption | FlangOnlyOption);
+  InputArgList List = Table.ParseArgs(Ptrs, MissingIndex, MissingCount, Include, Exclude);
+  size_t End = MissingCount ? MissingIndex : Strings.size();
+  std::string Prefix = CC1 ? "-Xclang " : "";
+  SmallVector<const Arg *, 64> Args(List.begin(), List.end());
+  for (size_t K = 0; K < Args.size(); ++K) {
+    const Arg *A = Args[K];
+    size_t From = A->getIndex(), To = K + 1 < Args.size() ? Args[K + 1]->getIndex() : End;
+    const Option &O = A->getOption();
+    if (!CC1 && O.matches(OPT_Xclang)) {
+      XclangValues->push_back(A->getValue());
+      continue;
+    }
+    // A cc1 command line has one input, the file: a stray -Xclang value is not another.
+    if (affectsParsing(O) && !(CC1 && O.getKind() == Option::InputClass)) {
+      for (size_t I = From; I < To && I < Strings.size(); ++I)
+        if (!Strings[I].empty())
+          Kept.push_back(Strings[I]);
+      continue;
+    }
+    // An option by its spelling (-MF, -Xclang -stats-file=), anything else as written.
+    StringRef Spelling = A->getSpelling();
+    if (O.getKind() == Option::UnknownClass || Spelling.size() < 2 || Spelling == "--")
+      Spelling = StringRef(Strings[From]).split('=').first;
+    if (!llvm::any_of(BuildOutputs, [&](unsigned Id) { return O.matches(Id); }))
+      Dropped.insert(Prefix + Spelling.str());
+  }
+  if (MissingCount && MissingIndex < Strings.size())
+    Dropped.insert(Prefix + Strings[MissingIndex]);
+}
+
+} // namespace
+
+Error expandResponseFileArgs(std::vector<std::string> &Args, StringRef Directory) {
+  if (llvm::none_of(llvm::drop_begin(Args), [](StringRef A) { return A.startswith("@"); }))
+    return Error::success();
+  std::vector<std::string> Out;
+  BumpPtrAllocator Alloc;
+  StringSaver Saver(Alloc);
+  for (size_t I = 0; I < Args.size(); ++I) {
+    StringRef A = Args[I];
+    if (I == 0 || !A.startswith("@") || A.size() == 1) {
+      Out.push_back(A.str());
+      continue;
+    }
+    SmallString<256> Path(A.drop_front());
+    if (!sys::path::is_absolute(Path) && !Directory.empty()) {
+      SmallString<256> Abs(Directory);
+      sys::path::append(Abs, Path);
+      Path = Abs;
+    }
+    Expected<std::string> Text = readResponseFile(Path);
+    if (!Text)
+      return Text.takeError();
+    SmallVector<const char *, 64> Tokens;
+    cl::TokenizeGNUCommandLine(*Text, Saver, Tokens);
+    for (const char *T : Tokens) {
+      if (StringRef(T).startswith("@"))
+        return fail("response file @" + Path + " names another (" + T +
+                    "): nested response files are not read");
+      Out.push_back(T);
+    }
+  }
+  Args = std::move(Out);
+  return Error::success();
+}
+
+std::set<std::string> filterCompileCommand(std::vector<std::string> &Args) {
+  std::set<std::string> Dropped;
+  if (Args.empty())
+    return Dropped;
+  std::vector<std::string> Kept = {Args.front()}, Xclang, KeptCC1;
+  filter(ArrayRef<std::string>(Args).drop_front(), false, Kept, &Xclang, Dropped);
+  // The driver hands every -Xclang value to cc1 in order, wherever it stood: they are one
+  // cc1 command line (-Xclang -include-pch -Xclang x.pch is one option).
+  if (!Xclang.empty())
+    filter(Xclang, true, KeptCC1, nullptr, Dropped);
+  for (std::string &V : KeptCC1) {
+    Kept.push_back("-Xclang");
+    Kept.push_back(std::move(V));
+  }
+  Args = std::move(Kept);
+  return Dropped;
+}
+
+} // namespace torchtidy::driver

@@ -1,0 +1,1 @@
+int h() { return 0; }

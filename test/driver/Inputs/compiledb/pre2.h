@@ -1,0 +1,1 @@
+#define FROM_XCLANG_INCLUDE 1

@@ -1,0 +1,1 @@
+#define KEEP_VALUE 1
