@@ -132,7 +132,7 @@ void BackwardWithoutZeroGradCheck::registerMatchers(MatchFinder *Finder) {
 void BackwardWithoutZeroGradCheck::check(const MatchFinder::MatchResult &Result) {
   const auto *Loop = Result.Nodes.getNodeAs<Stmt>("loop");
   ASTContext &Ctx = *Result.Context;
-  if (Loop->getBeginLoc().isMacroID())
+  if (Loop->getBeginLoc().isMacroID() || holdsUnparsedCode(Loop, Ctx))
     return;
   // Template patterns are analysed through their instantiations, where calls resolve; a
   // template nobody instantiates is analysed by name.

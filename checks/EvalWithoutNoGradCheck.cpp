@@ -189,6 +189,8 @@ void EvalWithoutNoGradCheck::check(const MatchFinder::MatchResult &Result) {
       return;
   }
 
+  if (holdsUnparsedCode(Loop, Ctx) || holdsUnparsedCode(Fwd->Site, Ctx))
+    return;
   {
     auto D = diag(Fwd->Site->getBeginLoc(),
                   "model forward runs with autograd enabled in an evaluation loop; consider "

@@ -58,7 +58,8 @@ void GradModeNotInheritedByThreadCheck::check(const MatchFinder::MatchResult &Re
   if (!Launch || M.gradModeAt(Forward).Mode != GradMode::On)
     return;
   GradModeFact Outside = M.gradModeAt(Launch);
-  if (Outside.Mode != GradMode::Off || !Reported.insert(Launch).second)
+  if (Outside.Mode != GradMode::Off || holdsUnparsedCode(Forward, *Result.Context) ||
+      !Reported.insert(Launch).second)
     return;
   diag(Forward->getBeginLoc(),
        "model forward runs on another thread, where the no-grad scope around the thread's creation "

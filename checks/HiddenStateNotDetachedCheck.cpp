@@ -208,7 +208,7 @@ void HiddenStateNotDetachedCheck::check(const MatchFinder::MatchResult &Result) 
       Ends[D].push_back(End);
     }
   }
-  if (Carries.empty())
+  if (Carries.empty() || holdsUnparsedCode(Loop, Ctx))
     return;
 
   // The state written before a backward() reaches the forward after it: the next iteration's

@@ -126,7 +126,8 @@ void TrainNotRestoredAfterEvalCheck::check(const MatchFinder::MatchResult &Resul
     if (!Next && Model.mayRunBeforeAvoiding(At->Site, Step.Site, Restores))
       Next = &Step;
   }
-  if (!Next || !Trained || !AfterStep)
+  if (!Next || !Trained || !AfterStep || holdsUnparsedCode(Eval, Ctx) ||
+      holdsUnparsedCode(At->Loop, Ctx))
     return;
   // `model->train();` first in the loop's body restores training mode for every step, when every
   // step of the iteration comes before the eval() (the next step is the next iteration's).

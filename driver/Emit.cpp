@@ -253,8 +253,17 @@ Error emitText(const RunReport &R, clang::tidy::ClangTidyContext &Context,
                                ReportName.str().c_str());
   }
   std::vector<clang::tidy::ClangTidyError> Errors;
-  for (const Finding &F : R.Findings)
+  for (const Finding &F : R.Findings) {
     Errors.push_back(toClangTidyError(F));
+    if (F.PartialParse) {
+      clang::tooling::DiagnosticMessage Note;
+      Note.Message = "found in a translation unit that does not compile: what the compiler could "
+                     "not understand was not analyzed";
+      Note.FilePath = F.Primary.FilePath;
+      Note.FileOffset = F.Primary.Offset;
+      Errors.back().Notes.push_back(std::move(Note));
+    }
+  }
   if (Fix != clang::tidy::FB_NoFix)
     for (clang::tidy::ClangTidyError &E : Errors) {
       fixThroughLinks(E.Message, E.BuildDirectory);
@@ -264,6 +273,12 @@ Error emitText(const RunReport &R, clang::tidy::ClangTidyContext &Context,
   unsigned WarningsAsErrors = 0;
   clang::tidy::handleErrors(Errors, Context, Fix, WarningsAsErrors, vfs::getRealFileSystem());
   return flushStdout(ReportName);
+}
+
+/// Files that do not compile whose recovered AST the checks analyzed (a subset of the
+/// files not analyzed, since what the parser lost was not).
+static unsigned countPartiallyAnalyzed(const RunReport &R) {
+  return llvm::count_if(R.Notifications, [](const Notification &N) { return N.PartiallyAnalyzed; });
 }
 
 json toJson(const RunReport &R) {
@@ -280,6 +295,16 @@ json toJson(const RunReport &R) {
       J["line"] = N.Where.Line;
       J["column"] = N.Where.Column;
     }
+    if (!N.Errors.empty()) {
+      json Errors = json::array();
+      for (const Message &E : N.Errors) {
+        json EJ = {{"message", E.Text}};
+        Point(EJ, E.Where);
+        Errors.push_back(std::move(EJ));
+      }
+      J["errors"] = std::move(Errors);
+      J["partiallyAnalyzed"] = N.PartiallyAnalyzed;
+    }
     Notifications.push_back(std::move(J));
   }
   for (const Finding &F : R.Findings) {
@@ -287,6 +312,8 @@ json toJson(const RunReport &R) {
       continue;
     json J = {{"check", F.Check}, {"level", F.WarningAsError ? "error" : F.Level},
               {"message", F.Primary.Text}};
+    if (F.PartialParse)
+      J["partialParse"] = true;
     Point(J, F.Primary.Where);
     J["endLine"] = F.Primary.Where.EndLine;
     J["endColumn"] = F.Primary.Where.EndColumn;
@@ -318,6 +345,7 @@ json toJson(const RunReport &R) {
           {"summary",
            {{"filesAnalyzed", R.FilesAnalyzed},
             {"filesNotAnalyzed", R.Notifications.size()},
+            {"filesPartiallyAnalyzed", countPartiallyAnalyzed(R)},
             {"findings", countFindings(R)},
             {"suppressedByBaseline", R.Suppressed},
             {"exitCode", R.ExitCode}}}};
@@ -347,6 +375,8 @@ json toSarif(const RunReport &R) {
                 {"level", sarifLevel(F)},
                 {"message", {{"text", F.Primary.Text}}},
                 {"partialFingerprints", {{"primaryLocationLineHash", F.Fingerprint}}}};
+    if (F.PartialParse)
+      Res["properties"] = {{"partialParse", true}};
     json Loc = {{"physicalLocation", physicalLocation(F.Primary.Where, R.Root)}};
     if (F.Primary.Where.Line && F.Primary.Where.EndLine <= F.Primary.Where.Line &&
         !F.Primary.LineText.empty())
@@ -393,6 +423,17 @@ json toSarif(const RunReport &R) {
     if (Where.File.empty())
       Where.File = N.File;
     Note["locations"] = json::array({{{"physicalLocation", physicalLocation(Where, R.Root)}}});
+    if (!N.Errors.empty()) {
+      json Errors = json::array();
+      for (const Message &E : N.Errors) {
+        json EJ = {{"message", E.Text}};
+        if (!E.Where.File.empty())
+          EJ["location"] = physicalLocation(E.Where, R.Root);
+        Errors.push_back(std::move(EJ));
+      }
+      Note["properties"] = {{"errors", std::move(Errors)},
+                            {"partiallyAnalyzed", N.PartiallyAnalyzed}};
+    }
     Notifications.push_back(std::move(Note));
   }
   json Invocation = {{"executionSuccessful", R.Notifications.empty()}, {"exitCode", R.ExitCode}};

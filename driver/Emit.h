@@ -22,6 +22,10 @@ struct Notification {
   std::string File;
   std::string Message;
   Span Where; // the first compiler error, when there is one
+  /// The first compiler errors in the order they were emitted (parse-error).
+  std::vector<driver::Message> Errors;
+  /// The checks ran on the AST the compiler recovered, and their findings are reported.
+  bool PartiallyAnalyzed = false;
 };
 
 struct RunReport {

@@ -1,4 +1,5 @@
 #include "Inputs.h"
+#include "Cuda.h"
 #include "CompileFlags.h"
 #include "Options.h"
 #include "OutputFile.h"
@@ -483,6 +484,9 @@ Expected<Plan> planFiles(std::vector<std::string> Requested,
       // A header analyzed on its own is C++, whatever its extension tells the driver.
       if (J.Header.empty() && isHeader(Path) && Fixed && !C.CommandLine.empty())
         C.CommandLine.insert(C.CommandLine.end() - 1, "-xc++-header");
+      // An nvcc command becomes the clang command that parses the same source's host side.
+      std::vector<std::string> NvccOnly = nvccToClang(C.CommandLine, C.Filename);
+      Result.Dropped.insert(NvccOnly.begin(), NvccOnly.end());
       insertExtraArgs(C);
       std::set<std::string> Dropped = filterCompileCommand(C.CommandLine);
       Result.Dropped.insert(Dropped.begin(), Dropped.end());

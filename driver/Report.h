@@ -55,6 +55,9 @@ struct Finding {
   std::string BuildDirectory;
   bool WarningAsError = false;
   std::vector<std::string> Aliases;
+  /// Found on the AST the compiler recovered from a translation unit that does not compile:
+  /// what the parser could not understand was not analyzed.
+  bool PartialParse = false;
   // Filled by the coordinator.
   std::string Fingerprint;
   std::string Uri;
@@ -66,7 +69,12 @@ struct JobResult {
   std::string Header; // non-empty when the job analyzes this header through File
   bool Analyzed = false;
   std::string Problem; // why the TU could not be analyzed
-  std::string DowngradedStd; // the -std the compile command asked for, when replaced
+  /// The first compiler errors, in the order the compiler emitted them (never clang's
+  /// "too many errors emitted"), when the TU does not compile.
+  std::vector<Message> Errors;
+  std::string DowngradedStd;   // the -std the compile command asked for, when replaced
+  std::string DowngradeReason; // why it was replaced
+  bool Cuda = false;           // a CUDA source, analyzed on the host side only
   std::vector<Finding> Findings;
   /// Every file the analysis read (absolute): what the result cache validates.
   std::vector<std::string> Inputs;
@@ -88,9 +96,9 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Replacement, FilePath, Offset, L
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Message, Text, FilePath, Offset, Ranges, Fix, Where,
                                                 LineText, LineTextColumn)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Finding, Check, Level, Primary, Notes,
-                                                BuildDirectory, WarningAsError, Aliases)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(JobResult, File, Header, Analyzed, Problem,
-                                                DowngradedStd, Findings, Inputs, Lookups,
+                                                BuildDirectory, WarningAsError, Aliases, PartialParse)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(JobResult, File, Header, Analyzed, Problem, Errors,
+                                                DowngradedStd, DowngradeReason, Cuda, Findings, Inputs, Lookups,
                                                 Preamble)
 
 } // namespace torchtidy::driver

@@ -326,6 +326,10 @@ Expected<json> mergeReports(const std::vector<std::pair<std::string, std::string
       const json &Add = (*Doc)["summary"];
       for (const char *Key : SummaryCounts)
         S[Key] = S[Key].get<unsigned>() + Add[Key].get<unsigned>();
+      // Newer reports only.
+      if (S.contains("filesPartiallyAnalyzed") || Add.contains("filesPartiallyAnalyzed"))
+        S["filesPartiallyAnalyzed"] = S.value("filesPartiallyAnalyzed", 0u) +
+                                      Add.value("filesPartiallyAnalyzed", 0u);
       S["exitCode"] = std::max(S["exitCode"].get<int>(), Add["exitCode"].get<int>());
       continue;
     }

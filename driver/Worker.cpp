@@ -2,6 +2,7 @@
 // torch checks, restricting AST matching to the user's own top-level declarations.
 #include "Cache.h"
 #include "CompileFlags.h"
+#include "Cuda.h"
 #include "Job.h"
 #include "Options.h"
 #include "Preamble.h"
@@ -10,6 +11,7 @@
 #include "clang-tidy/ClangTidy.h"
 #include "clang-tidy/ClangTidyModule.h"
 #include "clang/AST/ASTContext.h"
+#include "clang/Basic/Version.h"
 #include "clang/Frontend/CompilerInstance.h"
 #include "clang/Frontend/FrontendActions.h"
 #include "clang/Frontend/MultiplexConsumer.h"
@@ -145,11 +147,101 @@ private:
   std::string CacheDir;
 };
 
-/// LibTorch 1.13's headers do not parse with clang 16 in C++20 mode (libstdc++ 12
-/// instantiates std::vector<c10::IValue> with an incomplete type), so newer standards
-/// are analyzed as C++17. Returns the replaced -std value, if any.
-std::string downgradeStd(CommandLineArguments &Args) {
-  std::string Replaced;
+/// clang-tidy's consumer, also keeping the first compiler errors in the order they were
+/// emitted: clang-tidy's own list is sorted by file and offset, which puts an error of a
+/// header or "too many errors emitted" (no location) before the one that caused the rest.
+class FirstErrorsConsumer : public ClangTidyDiagnosticConsumer {
+public:
+  using ClangTidyDiagnosticConsumer::ClangTidyDiagnosticConsumer;
+  static constexpr unsigned Kept = 5;
+  std::vector<Message> Errors;
+
+  void HandleDiagnostic(DiagnosticsEngine::Level Level, const clang::Diagnostic &Info) override {
+    if (Level >= DiagnosticsEngine::Error && Errors.size() < Kept &&
+        Info.getID() != diag::fatal_too_many_errors) {
+      Message M;
+      SmallString<256> Text;
+      Info.FormatDiagnostic(Text);
+      M.Text = std::string(Text);
+      if (Info.hasSourceManager() && Info.getLocation().isValid()) {
+        const SourceManager &SM = Info.getSourceManager();
+        PresumedLoc P = SM.getPresumedLoc(SM.getFileLoc(Info.getLocation()));
+        if (P.isValid()) {
+          M.Where.File = P.getFilename();
+          M.Where.Line = M.Where.EndLine = P.getLine();
+          M.Where.Column = M.Where.EndColumn = P.getColumn();
+        }
+      }
+      Errors.push_back(std::move(M));
+    }
+    ClangTidyDiagnosticConsumer::HandleDiagnostic(Level, Info);
+  }
+};
+
+/// The LibTorch version a compile command reaches: the major number in the first
+/// `torch/version.h` on its include path (-I, -isystem, -idirafter, in that search order), and
+/// that directory; 0 when the command reaches no LibTorch.
+struct TorchHeaders {
+  unsigned Major = 0, Minor = 0;
+  std::string IncludeDir;
+};
+
+TorchHeaders torchHeadersFor(const CommandLineArguments &Args, StringRef Directory) {
+  std::vector<std::string> Dirs[3]; // the <...> search order: -I, then -isystem, then -idirafter
+  static constexpr StringRef Flags[] = {"-I", "-isystem", "-idirafter"};
+  for (size_t I = 0; I < Args.size(); ++I) {
+    StringRef A(Args[I]);
+    for (unsigned K = 0; K < 3; ++K) {
+      if (!A.startswith(Flags[K]))
+        continue;
+      StringRef Dir = A.drop_front(Flags[K].size());
+      if (Dir.empty() && I + 1 < Args.size())
+        Dir = Args[++I];
+      if (Dir.empty())
+        continue;
+      SmallString<256> Abs(Dir);
+      if (!sys::path::is_absolute(Abs)) {
+        Abs = Directory;
+        sys::path::append(Abs, Dir);
+      }
+      Dirs[K].push_back(std::string(Abs));
+      break;
+    }
+  }
+  for (const auto &Group : Dirs)
+    for (const std::string &Dir : Group) {
+      SmallString<256> Version(Dir);
+      sys::path::append(Version, "torch", "version.h");
+      ErrorOr<std::unique_ptr<MemoryBuffer>> Text = MemoryBuffer::getFile(Version);
+      if (!Text)
+        continue;
+      TorchHeaders T;
+      T.IncludeDir = Dir;
+      SmallVector<StringRef> Lines;
+      (*Text)->getBuffer().split(Lines, '\n');
+      for (StringRef L : Lines) {
+        L = L.trim();
+        if (L.consume_front("#define TORCH_VERSION_MAJOR"))
+          L.trim().getAsInteger(10, T.Major);
+        else if (L.consume_front("#define TORCH_VERSION_MINOR"))
+          L.trim().getAsInteger(10, T.Minor);
+      }
+      return T;
+    }
+  return {};
+}
+
+/// Analyzes a command with its own -std, except where that is what cannot parse: LibTorch
+/// 1.x's headers in C++20 mode or newer under clang 16 (libstdc++ 12 instantiates
+/// std::vector<c10::IValue> with an incomplete type there), analyzed as C++17 instead. Returns
+/// the replaced -std value and why, when replaced.
+struct StdDowngrade {
+  std::string Replaced, Why;
+};
+
+StdDowngrade downgradeStd(CommandLineArguments &Args, StringRef Directory) {
+  StdDowngrade D;
+  std::optional<TorchHeaders> Torch;
   for (std::string &A : Args) {
     StringRef Arg(A);
     StringRef Prefix = Arg.startswith("--std=") ? "--std=" : Arg.startswith("-std=") ? "-std=" : "";
@@ -159,12 +251,20 @@ std::string downgradeStd(CommandLineArguments &Args) {
     bool Gnu = Std.consume_front("gnu++");
     if (!Gnu && !Std.consume_front("c++"))
       continue;
-    if (Std == "20" || Std == "2a" || Std == "23" || Std == "2b" || Std == "26" || Std == "2c") {
-      Replaced = Arg.drop_front(Prefix.size()).str();
-      A = (Prefix + (Gnu ? "gnu++17" : "c++17")).str();
-    }
+    if (Std != "20" && Std != "2a" && Std != "23" && Std != "2b" && Std != "26" && Std != "2c")
+      continue;
+    if (!Torch)
+      Torch = torchHeadersFor(Args, Directory);
+    if (Torch->Major != 1 || CLANG_VERSION_MAJOR >= 17)
+      continue;
+    D.Replaced = Arg.drop_front(Prefix.size()).str();
+    D.Why = ("clang " + Twine(CLANG_VERSION_MAJOR) + " cannot parse LibTorch " +
+             Twine(Torch->Major) + "." + Twine(Torch->Minor) + "'s headers (" + Torch->IncludeDir +
+             ") in C++20 mode")
+                .str();
+    A = (Prefix + (Gnu ? "gnu++17" : "c++17")).str();
   }
-  return Replaced;
+  return D;
 }
 
 /// Line/column lookups on the files as the analysis read them (on disk, or an overlay).
@@ -366,6 +466,9 @@ int runWorker(const Job &J, StringRef OutPath) {
   if (!CacheDir.empty())
     sys::fs::make_absolute(CacheDir);
 
+  // Headers a CPU-only LibTorch or a CUDA toolkit newer than Clang lacks (Cuda.h).
+  FS->pushOverlay(compatHeaderFileSystem());
+
   JobCompilationDatabase DB(J.Commands);
   ClangTool Tool(DB, {J.File}, std::make_shared<PCHContainerOperations>(), FS);
   Tool.appendArgumentsAdjuster([&Context](const CommandLineArguments &Args, StringRef File) {
@@ -389,16 +492,28 @@ int runWorker(const Job &J, StringRef OutPath) {
     return Adjusted;
   });
   Tool.appendArgumentsAdjuster(getStripPluginsAdjuster());
-  Tool.appendArgumentsAdjuster([&Result](const CommandLineArguments &Args, StringRef) {
+  // After the allow-list, which has seen the command as the database wrote it (nvcc's made a
+  // clang one by the coordinator): what Clang needs to parse CUDA's host side, and the headers
+  // the analysis supplies (Cuda.h).
+  Tool.appendArgumentsAdjuster([&Result](const CommandLineArguments &Args, StringRef File) {
     CommandLineArguments Adjusted = Args;
-    std::string Replaced = downgradeStd(Adjusted);
-    if (!Replaced.empty())
-      Result.DowngradedStd = Replaced;
+    Result.Cuda |= addCudaHostArguments(Adjusted, File);
+    Adjusted.insert(Adjusted.end(), {"-idirafter", compatHeaderDir().str()});
+    return Adjusted;
+  });
+  StringRef CommandDir = J.Commands.empty() ? StringRef() : StringRef(J.Commands.front().Directory);
+  Tool.appendArgumentsAdjuster([&Result, CommandDir](const CommandLineArguments &Args, StringRef) {
+    CommandLineArguments Adjusted = Args;
+    StdDowngrade D = downgradeStd(Adjusted, CommandDir);
+    if (!D.Replaced.empty()) {
+      Result.DowngradedStd = D.Replaced;
+      Result.DowngradeReason = D.Why;
+    }
     return Adjusted;
   });
 
-  ClangTidyDiagnosticConsumer DiagConsumer(Context, nullptr, /*RemoveIncompatibleErrors=*/true,
-                                           /*GetFixesFromNotes=*/FixNotes);
+  FirstErrorsConsumer DiagConsumer(Context, nullptr, /*RemoveIncompatibleErrors=*/true,
+                                   /*GetFixesFromNotes=*/FixNotes);
   DiagnosticsEngine DE(new DiagnosticIDs(), new DiagnosticOptions(), &DiagConsumer,
                        /*ShouldOwnClient=*/false);
   Context.setDiagnosticsEngine(&DE);
@@ -420,22 +535,30 @@ int runWorker(const Job &J, StringRef OutPath) {
       continue;
     for (const DiagnosticMessage &N : E.Notes)
       F.Notes.push_back(toMessage(N, E.BuildDirectory, Positions));
-    if (isCompilerError(F) && Result.Problem.empty()) {
-      const Span &W = F.Primary.Where;
-      std::string Where = W.File.empty()     ? ""
-                          : W.File == J.File ? (Twine(W.Line) + ":" + Twine(W.Column) + ": ").str()
-                                             : (W.File + ":" + Twine(W.Line) + ":" + Twine(W.Column) + ": ").str();
-      Result.Problem = "does not compile: " + Where + F.Primary.Text;
-    }
     Result.Findings.push_back(std::move(F));
+  }
+  for (Message &E : DiagConsumer.Errors)
+    if (!E.Where.File.empty())
+      E.Where.File = Positions.absolute(E.Where.File, CommandDir);
+  Result.Errors = std::move(DiagConsumer.Errors);
+  if (!Result.Errors.empty()) {
+    const Message &First = Result.Errors.front();
+    const Span &W = First.Where;
+    std::string Where = W.File.empty()     ? ""
+                        : W.File == J.File ? (Twine(W.Line) + ":" + Twine(W.Column) + ": ").str()
+                                           : (W.File + ":" + Twine(W.Line) + ":" + Twine(W.Column) + ": ").str();
+    Result.Problem = "does not compile: " + Where + First.Text;
+    for (Finding &F : Result.Findings)
+      F.PartialParse = !isCompilerError(F);
+  } else if (llvm::any_of(Result.Findings, isCompilerError)) {
+    Result.Problem = "does not compile";
   }
   Result.Analyzed = ToolStatus == 0 && Result.Problem.empty();
   SmallVector<const FileEntry *> Read;
   Tool.getFiles().GetUniqueIDMapping(Read);
-  StringRef BuildDir = J.Commands.empty() ? StringRef() : StringRef(J.Commands.front().Directory);
   for (const FileEntry *FE : Read)
-    if (FE)
-      Result.Inputs.push_back(inputPath(FE->getName(), BuildDir));
+    if (FE && !FE->getName().startswith(compatHeaderDir()))
+      Result.Inputs.push_back(inputPath(FE->getName(), CommandDir));
   Result.Inputs.insert(Result.Inputs.end(), Factory.Preamble.Inputs.begin(),
                        Factory.Preamble.Inputs.end());
   Result.Lookups.assign(Disk->lookups().begin(), Disk->lookups().end());

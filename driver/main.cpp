@@ -16,6 +16,7 @@
 #include "clang-tidy/ClangTidy.h"
 #include "clang-tidy/ClangTidyModule.h"
 #include "clang/Tooling/CompilationDatabase.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -396,6 +397,8 @@ int main(int argc, const char **argv) {
 
   bool Internal = false;
   std::string DowngradeWarnedFor;
+  unsigned CudaSources = 0;
+  std::string FirstCuda;
   for (const Problem &Pr : P->Problems)
     Report.Notifications.push_back({Pr.Kind, Pr.File, Pr.Message, {}});
   // A header's findings come once from every TU that includes it, their wording possibly
@@ -407,20 +410,20 @@ int main(int argc, const char **argv) {
     StringRef Subject = R.Header.empty() ? R.File : R.Header;
     if (!R.DowngradedStd.empty() && DowngradeWarnedFor.empty()) {
       DowngradeWarnedFor = R.DowngradedStd;
-      warning(R.File + ": -std=" + R.DowngradedStd +
-              " is analyzed as C++17: clang 16 cannot parse LibTorch 1.13's headers in C++20 mode");
+      warning(R.File + ": -std=" + R.DowngradedStd + " is analyzed as C++17: " + R.DowngradeReason);
     }
+    if (R.Cuda && !CudaSources++)
+      FirstCuda = R.File;
     Internal |= O.Internal;
     if (R.Analyzed) {
       ++Report.FilesAnalyzed;
     } else {
       Notification N{O.Internal ? "internal-error" : "parse-error", Subject.str(),
                      R.Header.empty() ? R.Problem : "through " + R.File + ": " + R.Problem, {}};
-      for (const Finding &F : R.Findings)
-        if (isCompilerError(F)) {
-          N.Where = F.Primary.Where;
-          break;
-        }
+      N.Errors = R.Errors;
+      if (!N.Errors.empty())
+        N.Where = N.Errors.front().Where;
+      N.PartiallyAnalyzed = !O.Internal && !R.Errors.empty();
       Report.Notifications.push_back(std::move(N));
     }
     for (Finding &F : R.Findings) {
@@ -432,6 +435,12 @@ int main(int argc, const char **argv) {
         continue;
       Report.Findings.push_back(std::move(F));
     }
+  }
+  if (CudaSources && !Quiet) {
+    std::string Msg = CudaSources == 1 ? FirstCuda + ": a CUDA source"
+                                       : std::to_string(CudaSources) + " CUDA sources (" + FirstCuda + ", ...)";
+    Msg += " analyzed on the host side only: kernels and other device code are not checked";
+    errs() << "torchtidy: note: " << Msg << "\n";
   }
   for (const Notification &N : Report.Notifications)
     errs() << "torchtidy: " << (N.Kind == "internal-error" ? "internal error: " : "error: ")

@@ -61,6 +61,11 @@ if not cuda_include or cuda_include.endswith("NOTFOUND"):
 cuda_flags = "-isystem %s -isystem %s" % (
     os.path.join(config.test_source_root, "Inputs", "libtorch-cuda"), cuda_include)
 config.substitutions.append(("%cuda_flags", cuda_flags))
+config.substitutions.append(("%cuda_root", os.path.dirname(cuda_include.rstrip("/"))))
+config.substitutions.append(("%torch2_root", config.torch2_root))
+# The LibTorch 2.6 headers whatever --param torch says (tests of version-dependent behaviour).
+config.substitutions.append(("%torch2_isystem",
+    "-isystem {0}/usr/include -isystem {0}/usr/include/torch/csrc/api/include".format(config.torch2_root)))
 config.substitutions.append(("%tidy", tidy))
 config.substitutions.append(("%plugin", config.plugin_path))
 config.substitutions.append(("%clang_tidy", config.clang_tidy))

@@ -3,6 +3,7 @@
 #include "utils/AutogradModel.h"
 
 #include "clang/AST/ParentMapContext.h"
+#include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Basic/SourceManager.h"
 
 #include "llvm/ADT/SmallPtrSet.h"
@@ -417,6 +418,29 @@ const FunctionDecl *enclosingFunction(const Stmt *S, ASTContext &Ctx) {
       return FD;
   }
   return nullptr;
+}
+
+namespace {
+class UnparsedCodeFinder : public RecursiveASTVisitor<UnparsedCodeFinder> {
+public:
+  bool Found = false;
+  bool shouldVisitTemplateInstantiations() const { return true; }
+  bool shouldVisitImplicitCode() const { return true; }
+  bool VisitRecoveryExpr(RecoveryExpr *) { return !(Found = true); }
+  bool VisitTypoExpr(TypoExpr *) { return !(Found = true); }
+  bool VisitDecl(Decl *D) { return !(Found = D->isInvalidDecl()); }
+};
+} // namespace
+
+bool holdsUnparsedCode(const Stmt *S, ASTContext &Ctx) {
+  if (!Ctx.getDiagnostics().hasErrorOccurred())
+    return false;
+  UnparsedCodeFinder Finder;
+  if (const FunctionDecl *FD = enclosingFunction(S, Ctx))
+    Finder.TraverseDecl(const_cast<FunctionDecl *>(FD));
+  else
+    Finder.TraverseStmt(const_cast<Stmt *>(S));
+  return Finder.Found;
 }
 
 void forEachUserDecl(ASTContext &Ctx, const std::function<void(Decl *)> &Fn) {

@@ -123,6 +123,11 @@ bool isWithin(clang::SourceLocation Loc, clang::SourceRange Range, const clang::
 const clang::Stmt *loopBody(const clang::Stmt *Loop);
 /// The function (or lambda call operator) whose body contains \p S.
 const clang::FunctionDecl *enclosingFunction(const clang::Stmt *S, clang::ASTContext &Ctx);
+/// Whether the function whose body contains \p S (or \p S itself, outside functions) holds
+/// code the parser could not understand (a recovery expression, an invalid declaration): a
+/// check reporting an absence (no zero_grad(), no guard, no train()) stays silent there, since
+/// the missing call may be what the compiler lost.
+bool holdsUnparsedCode(const clang::Stmt *S, clang::ASTContext &Ctx);
 
 /// Whether autograd is off where \p S runs: a no-grad guard alive in an enclosing block
 /// before \p S, or every visible call of the enclosing function happens in such a scope

@@ -189,3 +189,36 @@ TEST_F(VocabularyTest, TensorOrigins) {
 }
 
 } // namespace
+
+// Code the parser could not understand, in one function of a translation unit that does not compile.
+TEST(UnparsedCode, OnlyTheFunctionHoldingIt) {
+  const char *Broken = R"cpp(
+#include <torch/torch.h>
+void misspelled_type(torch::nn::Linear &m, torch::Tensor x) {
+  torch::optim::SGDD opt(m->parameters(), 0.1);
+  for (int i = 0; i < 2; ++i) { auto l_type = m->forward(x).sum(); l_type.backward(); }
+}
+void misspelled_call(torch::nn::Linear &m, torch::Tensor x) {
+  torch::optim::SGD opt(m->parameters(), 0.1);
+  for (int i = 0; i < 2; ++i) { opt.zero_gard(); auto l_call = m->forward(x).sum(); l_call.backward(); }
+}
+void intact(torch::nn::Linear &m, torch::Tensor x) {
+  for (int i = 0; i < 2; ++i) { auto l_intact = m->forward(x).sum(); l_intact.backward(); }
+}
+)cpp";
+  std::vector<std::string> Args = {"-std=c++17", "-isystem", TORCHTIDY_TORCH_INCLUDE,
+                                   "-include-pch", TORCHTIDY_TEST_PCH,
+                                   "-resource-dir", TORCHTIDY_CLANG_RESOURCE_DIR};
+  std::unique_ptr<ASTUnit> AST = tooling::buildASTFromCodeWithArgs(Broken, Args, "broken.cpp");
+  ASSERT_NE(AST, nullptr);
+  ASSERT_TRUE(AST->getDiagnostics().hasErrorOccurred());
+  ASTContext &Ctx = AST->getASTContext();
+  auto DeclOf = [&](StringRef Name) -> const Stmt * {
+    auto M = match(findAll(declStmt(has(varDecl(hasName(Name)))).bind("d")), Ctx);
+    return M.empty() ? nullptr : M.front().getNodeAs<Stmt>("d");
+  };
+  ASSERT_NE(DeclOf("l_type"), nullptr);
+  EXPECT_TRUE(holdsUnparsedCode(DeclOf("l_type"), Ctx));
+  EXPECT_TRUE(holdsUnparsedCode(DeclOf("l_call"), Ctx));
+  EXPECT_FALSE(holdsUnparsedCode(DeclOf("l_intact"), Ctx));
+}
