@@ -63,6 +63,29 @@ bool inTemplatePattern(const DynTypedNode &N, ASTContext &Ctx) {
   return DC && DC->isDependentContext();
 }
 
+/// Whether the `Checks` globs \p Globs may enable a check that is neither a torch check nor a
+/// compiler diagnostic (clang-tidy's own bugprone-*, readability-*, ...). The last glob that
+/// matches a name decides; a positive glob that is not under `torch-` or `clang-diagnostic-` may
+/// enable one, and `-*` disables everything before it.
+bool mayEnableOtherChecks(StringRef Globs) {
+  SmallVector<StringRef, 8> Items;
+  Globs.split(Items, ',', -1, /*KeepEmpty=*/false);
+  bool May = false;
+  for (StringRef G : Items) {
+    G = G.trim();
+    if (G.empty())
+      continue;
+    if (G.consume_front("-")) {
+      if (G.trim() == "*")
+        May = false;
+      continue;
+    }
+    if (!G.startswith("torch-") && !G.startswith("clang-diagnostic-"))
+      May = true;
+  }
+  return May;
+}
+
 } // namespace
 
 TorchCheck::TorchCheck(StringRef Name, clang::tidy::ClangTidyContext *Context)
@@ -72,7 +95,8 @@ TorchCheck::TorchCheck(StringRef Name, clang::tidy::ClangTidyContext *Context)
         configurationDiag("invalid configuration value '%0' for option '%1%2'; expected %3")
             << Value << Prefix << Option << Expected;
       })),
-      SystemHeaders(Context->getOptions().SystemHeaders.value_or(false)) {}
+      SystemHeaders(Context->getOptions().SystemHeaders.value_or(false)),
+      OtherChecks(mayEnableOtherChecks(Context->getOptions().Checks.value_or(""))) {}
 
 void TorchCheck::storeOptions(clang::tidy::ClangTidyOptions::OptionMap &Opts) {
   Options.store(Opts, "CallDepth", std::to_string(ModelOpts.CallDepth));
@@ -85,8 +109,11 @@ void TorchCheck::storeOptions(clang::tidy::ClangTidyOptions::OptionMap &Opts) {
 // match of the unit, on the TranslationUnitDecl before its children are walked, does the same.
 // Nothing in a system header is reported (without --system-headers), and what the checks
 // reach from user code (callees, types, parents of user nodes) is not limited by the scope.
+// The scope is the run's, though: next to clang-tidy's own checks (some of which read the
+// declarations of system headers to judge user code, bugprone-forward-declaration-namespace)
+// the traversal stays whole, so that they report what they report without torch-*.
 void TorchCheck::registerMatchers(MatchFinder *Finder) {
-  if (!SystemHeaders)
+  if (!SystemHeaders && !OtherChecks)
     Finder->addMatcher(translationUnitDecl().bind("torchtidy-unit"), this);
 }
 

@@ -33,6 +33,9 @@ protected:
 private:
   /// clang-tidy's --system-headers: findings in system headers are wanted, so they are matched.
   const bool SystemHeaders;
+  /// The run may enable checks other than torch-* and compiler diagnostics: their traversal
+  /// must not be narrowed to user code.
+  const bool OtherChecks;
   /// With UninstantiatedTemplates off, drops matches in templates nobody instantiates.
   void run(const clang::ast_matchers::MatchFinder::MatchResult &Result) override;
 };
