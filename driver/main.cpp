@@ -400,7 +400,7 @@ int main(int argc, const char **argv) {
   unsigned CudaSources = 0;
   std::string FirstCuda;
   for (const Problem &Pr : P->Problems)
-    Report.Notifications.push_back({Pr.Kind, Pr.File, Pr.Message, {}});
+    Report.Notifications.push_back({Pr.Kind, Pr.File, Pr.Message, {}, {}, false});
   // A header's findings come once from every TU that includes it, their wording possibly
   // differing per instantiation: one finding per check, header, line and column (the first
   // TU's). Findings without a place (clang-tidy-config) are kept once per run, told apart by text.
@@ -419,7 +419,7 @@ int main(int argc, const char **argv) {
       ++Report.FilesAnalyzed;
     } else {
       Notification N{O.Internal ? "internal-error" : "parse-error", Subject.str(),
-                     R.Header.empty() ? R.Problem : "through " + R.File + ": " + R.Problem, {}};
+                     R.Header.empty() ? R.Problem : "through " + R.File + ": " + R.Problem, {}, {}, false};
       N.Errors = R.Errors;
       if (!N.Errors.empty())
         N.Where = N.Errors.front().Where;
