@@ -26,7 +26,9 @@ enum class Role {
   DefaultStream, // --default-stream per-thread|legacy
   KeepFlag,      // meaningful to clang as it is (-O2, -g, -w, -c)
   DropValue,     // device-side, with a value (-gencode arch=...,code=...)
-  DropFlag,      // device-side or about outputs, no value
+  DropFlag,      // device-side, no value
+  OutputValue,   // a build output (-o, -MF, -MT): removed without a word, as for any compiler
+  OutputFlag,    // -MD, -MMD
 };
 
 struct NvccOption {
@@ -53,7 +55,7 @@ const NvccOption Options[] = {
     {"-O1", "", Role::KeepFlag},
     {"-O2", "", Role::KeepFlag},
     {"-O3", "", Role::KeepFlag},
-    {"-o", "--output-file", Role::DropValue},
+    {"-o", "--output-file", Role::OutputValue},
     {"-gencode", "--generate-code", Role::DropValue},
     {"-arch", "--gpu-architecture", Role::DropValue},
     {"-code", "--gpu-code", Role::DropValue},
@@ -77,8 +79,8 @@ const NvccOption Options[] = {
     {"-prec-sqrt", "--prec-sqrt", Role::DropValue},
     {"-fmad", "--fmad", Role::DropValue},
     {"-odir", "--output-directory", Role::DropValue},
-    {"-MF", "--dependency-output", Role::DropValue},
-    {"-MT", "--dependency-target-name", Role::DropValue},
+    {"-MF", "--dependency-output", Role::OutputValue},
+    {"-MT", "--dependency-target-name", Role::OutputValue},
     {"-l", "--library", Role::DropValue},
     {"-L", "--library-path", Role::DropValue},
     {"-keep-dir", "--keep-dir", Role::DropValue},
@@ -95,8 +97,8 @@ const NvccOption Options[] = {
     {"-allow-unsupported-compiler", "--allow-unsupported-compiler", Role::DropFlag},
     {"-res-usage", "--resource-usage", Role::DropFlag},
     {"-keep", "--keep", Role::DropFlag},
-    {"-MD", "--generate-dependencies-with-compile", Role::DropFlag},
-    {"-MMD", "--generate-nonsystem-dependencies-with-compile", Role::DropFlag},
+    {"-MD", "--generate-dependencies-with-compile", Role::OutputFlag},
+    {"-MMD", "--generate-nonsystem-dependencies-with-compile", Role::OutputFlag},
     {"-Wno-deprecated-gpu-targets", "--Wno-deprecated-gpu-targets", Role::DropFlag},
     {"-Wno-deprecated-declarations", "--Wno-deprecated-declarations", Role::DropFlag},
     {"-restrict", "--restrict", Role::DropFlag},
@@ -175,7 +177,7 @@ std::vector<std::string> fromNvcc(std::vector<std::string> &Args) {
         Drop(Name);
       continue;
     }
-    bool TakesValue = O->R != Role::KeepFlag && O->R != Role::DropFlag;
+    bool TakesValue = O->R != Role::KeepFlag && O->R != Role::DropFlag && O->R != Role::OutputFlag;
     std::string V = Value.str();
     if (TakesValue && !HasValue && I + 1 < Args.size())
       V = Args[++I];
@@ -217,6 +219,9 @@ std::vector<std::string> fromNvcc(std::vector<std::string> &Args) {
     case Role::DropValue:
     case Role::DropFlag:
       Drop(Name);
+      break;
+    case Role::OutputValue:
+    case Role::OutputFlag:
       break;
     }
   }
