@@ -232,7 +232,7 @@ TorchHeaders torchHeadersFor(const CommandLineArguments &Args, StringRef Directo
 }
 
 /// Analyzes a command with its own -std, except where that is what cannot parse: LibTorch
-/// 1.x's headers in C++20 mode or newer under clang 16 (libstdc++ 12 instantiates
+/// 1.x's headers in C++20 mode or newer under clang 16 and 19 (libstdc++ 12 instantiates
 /// std::vector<c10::IValue> with an incomplete type there), analyzed as C++17 instead. Returns
 /// the replaced -std value and why, when replaced.
 struct StdDowngrade {
@@ -255,7 +255,8 @@ StdDowngrade downgradeStd(CommandLineArguments &Args, StringRef Directory) {
       continue;
     if (!Torch)
       Torch = torchHeadersFor(Args, Directory);
-    if (Torch->Major != 1 || CLANG_VERSION_MAJOR >= 17)
+    // clang 19 fails the same way (checked with Debian 12's clang-19 and libstdc++ 12).
+    if (Torch->Major != 1)
       continue;
     D.Replaced = Arg.drop_front(Prefix.size()).str();
     D.Why = ("clang " + Twine(CLANG_VERSION_MAJOR) + " cannot parse LibTorch " +
