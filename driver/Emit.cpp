@@ -289,6 +289,16 @@ json toJson(const RunReport &R) {
     J["line"] = S.Line;
     J["column"] = S.Column;
   };
+  // Notes of a finding, errors of a notification: each message at its place.
+  auto Messages = [&](const std::vector<Message> &Ms) {
+    json Out = json::array();
+    for (const Message &M : Ms) {
+      json MJ = {{"message", M.Text}};
+      Point(MJ, M.Where);
+      Out.push_back(std::move(MJ));
+    }
+    return Out;
+  };
   for (const Notification &N : R.Notifications) {
     json J = {{"kind", N.Kind}, {"file", N.File}, {"message", N.Message}};
     if (N.Where.Line) {
@@ -296,13 +306,7 @@ json toJson(const RunReport &R) {
       J["column"] = N.Where.Column;
     }
     if (!N.Errors.empty()) {
-      json Errors = json::array();
-      for (const Message &E : N.Errors) {
-        json EJ = {{"message", E.Text}};
-        Point(EJ, E.Where);
-        Errors.push_back(std::move(EJ));
-      }
-      J["errors"] = std::move(Errors);
+      J["errors"] = Messages(N.Errors);
       J["partiallyAnalyzed"] = N.PartiallyAnalyzed;
     }
     Notifications.push_back(std::move(J));
@@ -319,13 +323,7 @@ json toJson(const RunReport &R) {
     J["endColumn"] = F.Primary.Where.EndColumn;
     J["uri"] = F.Uri;
     J["fingerprint"] = F.Fingerprint;
-    json Notes = json::array();
-    for (const Message &N : F.Notes) {
-      json NJ = {{"message", N.Text}};
-      Point(NJ, N.Where);
-      Notes.push_back(std::move(NJ));
-    }
-    J["notes"] = std::move(Notes);
+    J["notes"] = Messages(F.Notes);
     json Fixes = json::array();
     for (const Replacement &Rep : F.Primary.Fix) {
       json FJ = {{"offset", Rep.Offset}, {"length", Rep.Length}, {"replacement", Rep.Text}};

@@ -241,10 +241,12 @@ Fixes remove(const Stmt *S, ASTContext &Ctx) {
   return {FixItHint::CreateRemoval(CharSourceRange::getCharRange(L.LineBegin.getLocWithOffset(-1), L.LineEnd))};
 }
 
-Fixes moveBefore(const Stmt *S, const Stmt *Before, ASTContext &Ctx) {
+namespace {
+/// Moves \p S to the line before (\p Before) or after \p Target, reindented to its level.
+Fixes move(const Stmt *S, const Stmt *Target, bool Before, ASTContext &Ctx) {
   const SourceManager &SM = Ctx.getSourceManager();
-  Lines From = linesOf(S, Ctx), To = linesOf(Before, Ctx);
-  if (!From.valid() || !To.valid() || !rewritable(Before, Ctx) || !inBlock(Before, Ctx) ||
+  Lines From = linesOf(S, Ctx), To = linesOf(Target, Ctx);
+  if (!From.valid() || !To.valid() || !rewritable(Target, Ctx) || !inBlock(Target, Ctx) ||
       SM.getFileID(From.End) != SM.getFileID(To.End))
     return {};
   Fixes Removal = remove(S, Ctx);
@@ -252,24 +254,15 @@ Fixes moveBefore(const Stmt *S, const Stmt *Before, ASTContext &Ctx) {
   std::optional<std::string> Moved = reindent(Text, From.Indent, To.Indent);
   if (Removal.empty() || Text.empty() || !Moved)
     return {};
-  Removal.push_back(FixItHint::CreateInsertion(Before->getBeginLoc(), *Moved + "\n" + To.Indent.str()));
+  Removal.push_back(Before ? FixItHint::CreateInsertion(Target->getBeginLoc(), *Moved + "\n" + To.Indent.str())
+                           : FixItHint::CreateInsertion(To.LineEnd, "\n" + To.Indent.str() + *Moved));
   return Removal;
 }
+} // namespace
 
-Fixes moveAfter(const Stmt *S, const Stmt *After, ASTContext &Ctx) {
-  const SourceManager &SM = Ctx.getSourceManager();
-  Lines From = linesOf(S, Ctx), To = linesOf(After, Ctx);
-  if (!From.valid() || !To.valid() || !rewritable(After, Ctx) || !inBlock(After, Ctx) ||
-      SM.getFileID(From.End) != SM.getFileID(To.End))
-    return {};
-  Fixes Removal = remove(S, Ctx);
-  StringRef Text = Lexer::getSourceText(CharSourceRange::getCharRange(S->getBeginLoc(), From.End), SM, Ctx.getLangOpts());
-  std::optional<std::string> Moved = reindent(Text, From.Indent, To.Indent);
-  if (Removal.empty() || Text.empty() || !Moved)
-    return {};
-  Removal.push_back(FixItHint::CreateInsertion(To.LineEnd, "\n" + To.Indent.str() + *Moved));
-  return Removal;
-}
+Fixes moveBefore(const Stmt *S, const Stmt *Before, ASTContext &Ctx) { return move(S, Before, true, Ctx); }
+
+Fixes moveAfter(const Stmt *S, const Stmt *After, ASTContext &Ctx) { return move(S, After, false, Ctx); }
 
 Fixes hoistBefore(const DeclStmt *DS, const Stmt *Loop, ASTContext &Ctx) {
   using namespace clang::ast_matchers;
