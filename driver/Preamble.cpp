@@ -184,8 +184,13 @@ std::shared_ptr<CompilerInvocation> preambleConfig(const CompilerInvocation &Inv
                                                    StringRef WorkingDir,
                                                    std::vector<std::string> &UserDirs) {
   auto Config = std::make_shared<CompilerInvocation>(Invocation);
-  // What to do with the file (-fsyntax-only, -c) is set for the build.
-  Config->getFrontendOpts() = FrontendOptions();
+  // What to do with the file (-fsyntax-only, -c) is set for the build. LLVM 16's
+  // FrontendOptions() leaves four flags uninitialized, three of which getCC1CommandLine
+  // writes out (-print-supported-cpus, -ast-dump-decl-types, -fsystem-module): the key then
+  // followed whatever the memory held, and changed from run to run under ASan.
+  FrontendOptions &FO = Config->getFrontendOpts();
+  FO = FrontendOptions();
+  FO.PrintSupportedCPUs = FO.ASTDumpAll = FO.ASTDumpDeclTypes = FO.IsSystemModule = false;
   Config->getDependencyOutputOpts() = DependencyOutputOptions();
   DiagnosticOptions &Diag = Config->getDiagnosticOpts();
   const DiagnosticOptions Fresh;
