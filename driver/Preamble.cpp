@@ -212,17 +212,41 @@ std::shared_ptr<CompilerInvocation> preambleConfig(const CompilerInvocation &Inv
     }
     Path = std::string(P);
   };
+  // The directories the preamble is built with, as the files they name: a compiler named
+  // without a directory in a compile database ("clang++") finds GCC's headers through
+  // "/../lib/gcc/...", the same files as "/usr/lib/gcc/..." found by another project or by
+  // flags after '--'; spelled as given, each spelling had a preamble of its own. A
+  // directory that does not exist (yet) is named through its nearest existing parent.
+  auto Canonical = [&](std::string &Path) {
+    Absolute(Path);
+    if (Path.empty())
+      return;
+    SmallString<256> Head(Path), Real;
+    std::vector<std::string> Tail;
+    while (sys::fs::real_path(Head, Real)) {
+      if (!sys::path::has_parent_path(Head) || sys::path::parent_path(Head) == Head)
+        return;
+      Tail.push_back(sys::path::filename(Head).str());
+      Head = sys::path::parent_path(Head);
+    }
+    for (auto I = Tail.rbegin(); I != Tail.rend(); ++I)
+      sys::path::append(Real, *I);
+    sys::path::remove_dots(Real, /*remove_dot_dot=*/true);
+    Path = std::string(Real);
+  };
   std::vector<HeaderSearchOptions::Entry> Kept;
   for (HeaderSearchOptions::Entry E : HSO.UserEntries) {
-    Absolute(E.Path);
-    if (E.Group == frontend::Angled || E.Group == frontend::Quoted)
+    if (E.Group == frontend::Angled || E.Group == frontend::Quoted) {
+      Absolute(E.Path);
       UserDirs.push_back(E.Path);
-    else
+    } else {
+      Canonical(E.Path);
       Kept.push_back(E);
+    }
   }
   HSO.UserEntries = std::move(Kept);
-  Absolute(HSO.Sysroot);
-  Absolute(HSO.ResourceDir);
+  Canonical(HSO.Sysroot);
+  Canonical(HSO.ResourceDir);
   return Config;
 }
 
