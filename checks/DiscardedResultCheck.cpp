@@ -29,7 +29,7 @@ bool isOutOfPlaceTensorMethod(const Decl *D) {
   const auto *MD = cast<CXXMethodDecl>(D);
   StringRef Name = MD->getIdentifier() ? MD->getName() : "";
   QualType Result = MD->getReturnType();
-  return !Name.empty() && !Name.startswith("_") && !Name.endswith("_") &&
+  return !Name.empty() && !Name.starts_with("_") && !Name.ends_with("_") &&
          !Result->isReferenceType() && recordOf(Result) &&
          isSameOrDerivedFrom(recordOf(Result), names::TensorBase);
 }

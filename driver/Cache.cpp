@@ -52,7 +52,7 @@ std::vector<std::string> normalizedArguments(const std::vector<std::string> &Arg
       ++I;
       continue;
     }
-    if ((A.startswith("-o") && A.size() > 2) || A == "-MD" || A == "-MMD" || A == "-MP")
+    if ((A.starts_with("-o") && A.size() > 2) || A == "-MD" || A == "-MMD" || A == "-MP")
       continue;
     Out.push_back(A.str());
   }
@@ -292,7 +292,7 @@ void ResultCache::store(StringRef Key, const JobResult &R, sys::TimePoint<> Star
   // Preambles live here and are keyed by their own inputs and lookups, which are listed as
   // well.
   auto InCache = [&](StringRef Path) {
-    return Path.startswith(Dir + "/") || Path.startswith(RealDir + "/");
+    return Path.starts_with(Dir + "/") || Path.starts_with(RealDir + "/");
   };
   for (const std::string &In : R.Inputs) {
     if (InCache(In))

@@ -174,14 +174,14 @@ void filter(ArrayRef<std::string> Strings, bool CC1, std::vector<std::string> &K
 } // namespace
 
 Error expandResponseFileArgs(std::vector<std::string> &Args, StringRef Directory) {
-  if (llvm::none_of(llvm::drop_begin(Args), [](StringRef A) { return A.startswith("@"); }))
+  if (llvm::none_of(llvm::drop_begin(Args), [](StringRef A) { return A.starts_with("@"); }))
     return Error::success();
   std::vector<std::string> Out;
   BumpPtrAllocator Alloc;
   StringSaver Saver(Alloc);
   for (size_t I = 0; I < Args.size(); ++I) {
     StringRef A = Args[I];
-    if (I == 0 || !A.startswith("@") || A.size() == 1) {
+    if (I == 0 || !A.starts_with("@") || A.size() == 1) {
       Out.push_back(A.str());
       continue;
     }
@@ -197,7 +197,7 @@ Error expandResponseFileArgs(std::vector<std::string> &Args, StringRef Directory
     SmallVector<const char *, 64> Tokens;
     cl::TokenizeGNUCommandLine(*Text, Saver, Tokens);
     for (const char *T : Tokens) {
-      if (StringRef(T).startswith("@"))
+      if (StringRef(T).starts_with("@"))
         return fail("response file @" + Path + " names another (" + T +
                     "): nested response files are not read");
       Out.push_back(T);

@@ -114,7 +114,7 @@ const NvccOption *lookup(StringRef Name) {
 
 bool isNvcc(StringRef Argv0) {
   StringRef Name = sys::path::filename(Argv0);
-  return Name == "nvcc" || Name.startswith("nvcc.") || Name.startswith("nvcc-");
+  return Name == "nvcc" || Name.starts_with("nvcc.") || Name.starts_with("nvcc-");
 }
 
 /// Whether the command compiles CUDA with clang already (-x cuda, or a .cu input).
@@ -153,13 +153,13 @@ std::vector<std::string> fromNvcc(std::vector<std::string> &Args) {
   };
   for (size_t I = 1; I < Args.size(); ++I) {
     StringRef A(Args[I]);
-    if (!A.startswith("-") || A == "-") {
+    if (!A.starts_with("-") || A == "-") {
       Out.push_back(A.str());
       continue;
     }
     // -I/-D/-U take their value joined too (-I/opt/include, -DNDEBUG).
     for (StringRef Joined : {"-I", "-D", "-U"})
-      if (A.size() > 2 && A.startswith(Joined) && !lookup(A.split('=').first)) {
+      if (A.size() > 2 && A.starts_with(Joined) && !lookup(A.split('=').first)) {
         Out.push_back(A.str());
         A = "";
         break;
@@ -171,7 +171,7 @@ std::vector<std::string> fromNvcc(std::vector<std::string> &Args) {
     const NvccOption *O = lookup(Name);
     if (!O) {
       // Host options nvcc forwards (-forward-unknown-to-host-compiler, CMake's default).
-      if (A.startswith("-f") || A.startswith("-m") || A.startswith("-W") || A == "-pthread")
+      if (A.starts_with("-f") || A.starts_with("-m") || A.starts_with("-W") || A == "-pthread")
         Out.push_back(A.str());
       else
         Drop(Name);
@@ -259,7 +259,7 @@ bool addCudaHostArguments(std::vector<std::string> &Args, StringRef File) {
   for (StringRef A : Args)
     if (A.consume_front("--cuda-path="))
       Toolkit = A.str();
-  if (!llvm::any_of(Args, [](StringRef A) { return A.startswith("--cuda-path="); }))
+  if (!llvm::any_of(Args, [](StringRef A) { return A.starts_with("--cuda-path="); }))
     Args.push_back("--cuda-path=" + Toolkit);
   llvm::erase_if(Args, [](StringRef A) { return A == "--cuda-device-only"; });
   Args.insert(Args.end(), {"--cuda-host-only",

@@ -5,6 +5,7 @@
 #include "ReportReader.h"
 #include "TorchTidyModule.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FileSystem.h"
@@ -66,7 +67,7 @@ std::string uriFor(StringRef File, StringRef Root) {
   return "file://" + percentEncode(File);
 }
 
-bool isRelativeUri(StringRef Uri) { return !Uri.startswith("file://"); }
+bool isRelativeUri(StringRef Uri) { return !Uri.starts_with("file://"); }
 
 json artifactLocation(StringRef Uri) {
   json A = {{"uri", Uri}};
@@ -110,7 +111,7 @@ std::string firstParagraph(StringRef Markdown) {
   Markdown.split(Paragraphs, "\n\n", -1, false);
   for (StringRef P : Paragraphs) {
     P = P.trim();
-    if (!P.empty() && !P.startswith("#"))
+    if (!P.empty() && !P.starts_with("#"))
       return P.str();
   }
   return "";
@@ -464,7 +465,7 @@ int runMerge(int Argc, const char **Argv) {
       OutPath = Argv[++I];
     else if (A.consume_front("--output=") || A.consume_front("-o="))
       OutPath = A.str();
-    else if (A.startswith("-")) {
+    else if (A.starts_with("-")) {
       errs() << "torchtidy merge: error: unknown option '" << A
              << "' (usage: torchtidy merge a.sarif b.sarif... [-o out.sarif])\n";
       return 2;

@@ -120,7 +120,7 @@ std::string commonAncestor(ArrayRef<std::string> Paths) {
     return "";
   StringRef Common = sys::path::parent_path(Paths.front());
   for (StringRef P : Paths.drop_front())
-    while (!Common.empty() && !(P.startswith(Common) && P.drop_front(Common.size()).startswith("/")))
+    while (!Common.empty() && !(P.starts_with(Common) && P.drop_front(Common.size()).starts_with("/")))
       Common = sys::path::parent_path(Common);
   return Common == sys::path::root_path(Common) ? "" : Common.str();
 }
@@ -136,14 +136,14 @@ Expected<std::vector<std::string>> readList(StringRef Path) {
   (*Buffer)->getBuffer().split(Split, '\n', -1, false);
   for (StringRef L : Split) {
     L = L.trim();
-    if (!L.empty() && !L.startswith("#"))
+    if (!L.empty() && !L.starts_with("#"))
       Lines.push_back(L.str());
   }
   return Lines;
 }
 
 Expected<std::vector<std::string>> changedFiles(StringRef Rev) {
-  if (Rev.startswith("-"))
+  if (Rev.starts_with("-"))
     return createStringError(inconvertibleErrorCode(),
                              "invalid --diff-base '%s': a git revision cannot start with '-'",
                              Rev.str().c_str());
@@ -195,7 +195,7 @@ std::optional<std::string> findIncluder(StringRef Header, ArrayRef<std::string> 
         continue;
       SmallString<128> Spelled(M[1]);
       sys::path::remove_dots(Spelled, true);
-      if (Header.endswith(("/" + Spelled).str())) {
+      if (Header.ends_with(("/" + Spelled).str())) {
         Includes = true;
         break;
       }

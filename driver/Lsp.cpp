@@ -521,7 +521,7 @@ private:
     for (const Finding &F : R.Findings) {
       // Compiler diagnostics are clangd's to show; findings in other files, their own
       // documents'.
-      if (StringRef(F.Check).startswith("clang-diagnostic-") || !InText(F.Primary.Where) ||
+      if (StringRef(F.Check).starts_with("clang-diagnostic-") || !InText(F.Primary.Where) ||
           F.Primary.Where.Line == 0)
         continue;
       json D = {{"range", Pos.range(F.Primary.Where, true)},

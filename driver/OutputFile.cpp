@@ -48,7 +48,7 @@ std::error_code createUnique(StringRef Dir, StringRef Stem, SmallVectorImpl<char
   for (int Try = 0; Try < 128; ++Try) {
     Path.clear();
     raw_svector_ostream OS(Path);
-    OS << Dir << (Dir.empty() || Dir.endswith("/") ? "" : "/") << Stem;
+    OS << Dir << (Dir.empty() || Dir.ends_with("/") ? "" : "/") << Stem;
     OS.write_hex((uint64_t(sys::Process::GetRandomNumber()) << 32) ^ sys::Process::GetRandomNumber());
     EC = Create(OS.str());
     if (EC != std::errc::file_exists)

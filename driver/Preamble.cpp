@@ -32,8 +32,17 @@ namespace {
 /// Bumped whenever the manifest layout or the meaning of a key changes.
 constexpr const char *PreambleFormat = "torchtidy-preamble/2";
 
+// CompilerInvocation::getLangOpts() gives a pointer in LLVM 16, a reference in LLVM 19.
+LangOptions &langOpts(CompilerInvocation &Invocation) {
+#if LLVM_VERSION_MAJOR >= 18
+  return Invocation.getLangOpts();
+#else
+  return *Invocation.getLangOpts();
+#endif
+}
+
 bool isLibTorchInclude(StringRef Spelled) {
-  return Spelled.startswith("torch/") || Spelled.startswith("ATen/");
+  return Spelled.starts_with("torch/") || Spelled.starts_with("ATen/");
 }
 
 /// What a translation unit does before its first LibTorch include, in a plain parse.
@@ -120,7 +129,7 @@ public:
     // `#pragma once` only: others (pack, push_macro, diagnostics) carry state across.
     StringRef Rest = StringRef(SM.getCharacterData(Loc)).split('\n').first;
     Rest = Rest.ltrim(" \t#").drop_front(StringRef("pragma").size()).ltrim(" \t");
-    if (!Rest.startswith("once"))
+    if (!Rest.starts_with("once"))
       R.Sound = false;
   }
 
@@ -375,7 +384,7 @@ std::optional<Manifest> buildPreamble(const CompilerInvocation &Config, InputKin
   FO.ProgramAction = frontend::GeneratePCH;
   FO.OutputFile = PchPath;
   // Instantiating in the PCH what its headers use saves that work in every main parse.
-  Build->getLangOpts()->PCHInstantiateTemplates = true;
+  langOpts(*Build).PCHInstantiateTemplates = true;
 
   IntrusiveRefCntPtr<LookupRecorder> Recorder(
       new LookupRecorder(Files.getVirtualFileSystemPtr()));
@@ -394,13 +403,9 @@ std::optional<Manifest> buildPreamble(const CompilerInvocation &Config, InputKin
   Manifest M;
   M.Usable = Compiled && !Action.NonSystemHeader && Action.AnchorOnce;
   json Inputs = json::array();
-  SmallVector<const FileEntry *> Read;
-  CI.getFileManager().GetUniqueIDMapping(Read);
   std::string Self = inputPath(HeaderPath);
-  for (const FileEntry *FE : Read) {
-    if (!FE)
-      continue;
-    SmallString<256> Name(FE->getName());
+  for (StringRef Read : filesRead(CI.getFileManager())) {
+    SmallString<256> Name(Read);
     CI.getFileManager().makeAbsolutePath(Name);
     std::string Path = inputPath(Name);
     if (Path == Self)
@@ -412,7 +417,7 @@ std::optional<Manifest> buildPreamble(const CompilerInvocation &Config, InputKin
     M.Inputs.push_back(Path);
   }
   for (const auto &[Path, Outcome] : Recorder->lookups())
-    if (!StringRef(Path).startswith(CacheDir))
+    if (!StringRef(Path).starts_with(CacheDir))
       M.Lookups.emplace_back(Path, Outcome);
   M.AnchorFile = AnchorFile.str();
   M.Includes.assign(Action.Includes.begin(), Action.Includes.end());
@@ -484,7 +489,7 @@ PreambleUse applyPreamble(CompilerInvocation &Invocation, FileManager &Files,
        FO.Inputs[0].getKind().getLanguage() != Language::C) ||
       !PPO.ImplicitPCHInclude.empty() || !PPO.Includes.empty() || !PPO.MacroIncludes.empty() ||
       !PPO.RemappedFiles.empty() || !PPO.RemappedFileBuffers.empty() ||
-      Invocation.getLangOpts()->Modules)
+      langOpts(Invocation).Modules)
     return {};
 
   // The plain parse up to the first LibTorch include.
@@ -561,6 +566,21 @@ PreambleUse applyPreamble(CompilerInvocation &Invocation, FileManager &Files,
   PPO.ImplicitPCHInclude = PchPath;
   PPO.DisablePCHOrModuleValidation = DisableValidationForModuleKind::PCH;
   return Use;
+}
+
+std::vector<StringRef> filesRead(const FileManager &Files) {
+  std::vector<StringRef> Names;
+  // The file entries, by unique id: plain pointers in LLVM 16, FileEntryRefs in LLVM 19.
+#if LLVM_VERSION_MAJOR >= 18
+  SmallVector<OptionalFileEntryRef> Read;
+#else
+  SmallVector<const FileEntry *> Read;
+#endif
+  Files.GetUniqueIDMapping(Read);
+  for (const auto &FE : Read)
+    if (FE)
+      Names.push_back(FE->getName());
+  return Names;
 }
 
 } // namespace torchtidy::driver

@@ -42,6 +42,9 @@ PreambleUse applyPreamble(clang::CompilerInvocation &Invocation, clang::FileMana
                           std::shared_ptr<clang::PCHContainerOperations> PCHContainerOps,
                           llvm::StringRef CacheDir);
 
+/// The names of the files \p Files has read, each once (what a parse depended on).
+std::vector<llvm::StringRef> filesRead(const clang::FileManager &Files);
+
 } // namespace torchtidy::driver
 
 #endif

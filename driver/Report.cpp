@@ -15,7 +15,7 @@ void from_json(const json &J, Message::Range &R) {
   J.at("Length").get_to(R.Length);
 }
 bool isCompilerError(const Finding &F) {
-  return F.Level == "error" && llvm::StringRef(F.Check).startswith("clang-diagnostic-");
+  return F.Level == "error" && llvm::StringRef(F.Check).starts_with("clang-diagnostic-");
 }
 
 static clang::tooling::DiagnosticMessage toDiagnosticMessage(const Message &M) {

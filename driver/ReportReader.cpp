@@ -20,7 +20,7 @@ Error fail(const Twine &Msg) { return createStringError(inconvertibleErrorCode()
 /// nlohmann's messages without their "[json.exception.type_error.302] " prefix.
 StringRef plain(const json::exception &E) {
   StringRef What = E.what();
-  if (What.startswith("[json.exception."))
+  if (What.starts_with("[json.exception."))
     What = What.split("] ").second;
   return What;
 }

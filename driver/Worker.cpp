@@ -192,7 +192,7 @@ TorchHeaders torchHeadersFor(const CommandLineArguments &Args, StringRef Directo
   for (size_t I = 0; I < Args.size(); ++I) {
     StringRef A(Args[I]);
     for (unsigned K = 0; K < 3; ++K) {
-      if (!A.startswith(Flags[K]))
+      if (!A.starts_with(Flags[K]))
         continue;
       StringRef Dir = A.drop_front(Flags[K].size());
       if (Dir.empty() && I + 1 < Args.size())
@@ -244,7 +244,7 @@ StdDowngrade downgradeStd(CommandLineArguments &Args, StringRef Directory) {
   std::optional<TorchHeaders> Torch;
   for (std::string &A : Args) {
     StringRef Arg(A);
-    StringRef Prefix = Arg.startswith("--std=") ? "--std=" : Arg.startswith("-std=") ? "-std=" : "";
+    StringRef Prefix = Arg.starts_with("--std=") ? "--std=" : Arg.starts_with("-std=") ? "-std=" : "";
     if (Prefix.empty())
       continue;
     StringRef Std = Arg.drop_front(Prefix.size());
@@ -393,7 +393,7 @@ public:
     if (Filters.Include)
       return Filters.Include->match(File);
     return llvm::any_of(J.HeaderRoots, [&](StringRef Root) {
-      return File.startswith(Root) && File.drop_front(Root.size()).startswith("/");
+      return File.starts_with(Root) && File.drop_front(Root.size()).starts_with("/");
     });
   }
 
@@ -477,7 +477,7 @@ int runWorker(const Job &J, StringRef OutPath) {
     CommandLineArguments Adjusted = Args;
     if (Opts.ExtraArgsBefore) {
       auto I = Adjusted.begin();
-      if (I != Adjusted.end() && !StringRef(*I).startswith("-"))
+      if (I != Adjusted.end() && !StringRef(*I).starts_with("-"))
         ++I;
       Adjusted.insert(I, Opts.ExtraArgsBefore->begin(), Opts.ExtraArgsBefore->end());
     }
@@ -555,11 +555,9 @@ int runWorker(const Job &J, StringRef OutPath) {
     Result.Problem = "does not compile";
   }
   Result.Analyzed = ToolStatus == 0 && Result.Problem.empty();
-  SmallVector<const FileEntry *> Read;
-  Tool.getFiles().GetUniqueIDMapping(Read);
-  for (const FileEntry *FE : Read)
-    if (FE && !FE->getName().startswith(compatHeaderDir()))
-      Result.Inputs.push_back(inputPath(FE->getName(), CommandDir));
+  for (StringRef Read : filesRead(Tool.getFiles()))
+    if (!Read.starts_with(compatHeaderDir()))
+      Result.Inputs.push_back(inputPath(Read, CommandDir));
   Result.Inputs.insert(Result.Inputs.end(), Factory.Preamble.Inputs.begin(),
                        Factory.Preamble.Inputs.end());
   Result.Lookups.assign(Disk->lookups().begin(), Disk->lookups().end());

@@ -208,7 +208,7 @@ AutogradModel &AutogradModel::get(ASTContext &Ctx, const ModelOptions &Options) 
           std::lock_guard<std::mutex> Lock(RegistryMutex);
           auto It = registry().find(&M->context());
           if (It != registry().end()) {
-            llvm::erase_value(It->second, M);
+            llvm::erase_if(It->second, [M](const AutogradModel *E) { return E == M; });
             if (It->second.empty())
               registry().erase(It);
           }
@@ -1269,7 +1269,7 @@ bool AutogradModel::outlivesIteration(const ValueDecl *Container, const Stmt *Lo
     return true;
   Write = N.get<Stmt>();
   llvm::SmallVector<const Stmt *, 2> Clears = emptyingsIn(Container, loopBody(Loop), Ctx);
-  llvm::erase_value(Clears, Write);
+  llvm::erase_if(Clears, [Write](const Stmt *S) { return S == Write; });
   return Clears.empty() || mayRunBeforeAvoiding(Write, Write, Clears);
 }
 

@@ -49,7 +49,7 @@ Lines linesOf(const Stmt *S, ASTContext &Ctx) {
   if (LineStop == StringRef::npos)
     LineStop = Buf.size();
   StringRef After = Buf.slice(EndOff, LineStop).ltrim(" \t");
-  if (!After.empty() && !After.startswith("//"))
+  if (!After.empty() && !After.starts_with("//"))
     return {};
   Lines L;
   L.LineBegin = Begin.getLocWithOffset(-static_cast<int>(BeginOff - LineStart));
@@ -74,7 +74,7 @@ StringRef indentOf(SourceLocation Loc, ASTContext &Ctx) {
 std::string indentStep(const Stmt *S, StringRef Indent, ASTContext &Ctx) {
   if (const auto *Block = parentOf(S, Ctx).get<CompoundStmt>()) {
     StringRef Outer = indentOf(Block->getLBracLoc(), Ctx);
-    if (Indent.size() > Outer.size() && Indent.startswith(Outer))
+    if (Indent.size() > Outer.size() && Indent.starts_with(Outer))
       return Indent.drop_front(Outer.size()).str();
   }
   return "  ";
@@ -87,7 +87,7 @@ std::optional<std::string> reindent(StringRef Text, StringRef From, StringRef To
   Text.split(Parts, '\n');
   std::string Out = Parts.front().str();
   for (StringRef Line : llvm::ArrayRef(Parts).drop_front()) {
-    if (!Line.trim(" \t").empty() && !Line.startswith(From))
+    if (!Line.trim(" \t").empty() && !Line.starts_with(From))
       return std::nullopt;
     Out += "\n" + (Line.trim(" \t").empty() ? std::string() : To.str() + Line.drop_front(From.size()).str());
   }

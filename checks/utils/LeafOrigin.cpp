@@ -27,7 +27,7 @@ bool isExemptUnderscoreName(StringRef Name) {
 }
 
 bool isInplaceName(StringRef Name) {
-  return Name.size() > 1 && Name.endswith("_") && !Name.startswith("_") &&
+  return Name.size() > 1 && Name.ends_with("_") && !Name.starts_with("_") &&
          !isExemptUnderscoreName(Name);
 }
 

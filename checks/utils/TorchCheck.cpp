@@ -80,7 +80,7 @@ bool mayEnableOtherChecks(StringRef Globs) {
         May = false;
       continue;
     }
-    if (!G.startswith("torch-") && !G.startswith("clang-diagnostic-"))
+    if (!G.starts_with("torch-") && !G.starts_with("clang-diagnostic-"))
       May = true;
   }
   return May;

@@ -232,7 +232,7 @@ DeviceKind deviceKind(const Expr *E, ASTContext &Ctx) {
     // Device(kCPU), Device(kCUDA, 0), Device("cuda:0").
     E = Construct->getArg(0)->IgnoreImplicit();
     if (const auto *Str = dyn_cast<StringLiteral>(E->IgnoreUnlessSpelledInSource()))
-      return Str->getString().startswith("cpu") ? DeviceKind::Host : DeviceKind::Accelerator;
+      return Str->getString().starts_with("cpu") ? DeviceKind::Host : DeviceKind::Accelerator;
   }
   const auto *Enum = E->getType()->getAs<EnumType>();
   Expr::EvalResult R;

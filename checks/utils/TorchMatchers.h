@@ -170,7 +170,7 @@ AST_MATCHER_P(clang::CallExpr, dependentMemberCall, std::vector<llvm::StringRef>
 }
 /// `x.add_(y)` and other in-place tensor methods left unresolved in a template.
 AST_MATCHER(clang::CallExpr, dependentInPlaceCall) {
-  return dependentMemberName(Node.getCallee()).endswith("_");
+  return dependentMemberName(Node.getCallee()).ends_with("_");
 }
 
 /// A call not resolved yet (dependent arguments, in a template never instantiated) one of
