@@ -70,6 +70,10 @@ cl::opt<Format> OutputFormat("format", cl::desc("output format"),
 cl::opt<std::string> Output("output", cl::desc("write the report to this file instead of stdout"),
                             cl::value_desc("file"), cl::cat(Category));
 static cl::alias OutputShort("o", cl::desc("alias for --output"), cl::aliasopt(Output));
+cl::opt<std::string> SarifOutput("sarif-output",
+                                 cl::desc("also write the report as SARIF to this file (from the "
+                                          "same analysis as the --format output)"),
+                                 cl::value_desc("file"), cl::cat(Category));
 cl::opt<unsigned> Jobs("j", cl::desc("translation units analyzed in parallel (default: cores)"),
                        cl::init(0), cl::Prefix, cl::cat(Category));
 cl::opt<std::string> Shard("shard", cl::desc("analyze only shard K of N (1-based) of the translation units"),

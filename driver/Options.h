@@ -32,6 +32,7 @@ extern llvm::cl::opt<bool> FixErrors;
 extern llvm::cl::opt<bool> FixNotes;
 extern llvm::cl::opt<std::string> FormatStyle;
 extern llvm::cl::opt<std::string> ExportFixes;
+extern llvm::cl::opt<std::string> SarifOutput;
 extern llvm::cl::opt<bool> ListChecks;
 extern llvm::cl::opt<bool> Quiet;
 extern llvm::cl::opt<bool> UseColor;

@@ -322,7 +322,8 @@ int main(int argc, const char **argv) {
   }
   Expected<std::unique_ptr<OutputFile>> ReportOut = OutputFile::create(Output);
   Expected<std::unique_ptr<OutputFile>> FixesOut = OutputFile::create(ExportFixes);
-  for (auto *Out : {&ReportOut, &FixesOut})
+  Expected<std::unique_ptr<OutputFile>> SarifOut = OutputFile::create(SarifOutput);
+  for (auto *Out : {&ReportOut, &FixesOut, &SarifOut})
     if (!*Out) {
       error(toString(Out->takeError()));
       return ExitBadInput;
@@ -355,7 +356,9 @@ int main(int argc, const char **argv) {
         Inputs.push_back({"an input", F});
     for (const Problem &Pr : P->Problems)
       Inputs.push_back({"an input", Pr.File});
-    if (Error E = refuseOverlap({{"-o", Output}, {"--export-fixes", ExportFixes}}, Inputs)) {
+    if (Error E = refuseOverlap(
+            {{"-o", Output}, {"--export-fixes", ExportFixes}, {"--sarif-output", SarifOutput}},
+            Inputs)) {
       error(toString(std::move(E)));
       return ExitBadInput;
     }
@@ -372,7 +375,7 @@ int main(int argc, const char **argv) {
 
   RunReport Report;
   // Asking git for the root costs a process start that plain text output does not need.
-  if (OutputFormat != Format::Text || !Baseline.empty())
+  if (OutputFormat != Format::Text || !Baseline.empty() || !SarifOutput.empty())
     Report.Root = sourceRoot();
   Report.AutomationId = AutomationId;
   if (P->NothingChanged && !Quiet)
@@ -481,6 +484,11 @@ int main(int argc, const char **argv) {
   }
   if (!Written)
     Written = (*ReportOut)->commit();
+  if (!Written && !SarifOutput.empty()) {
+    Written = (*SarifOut)->write(dumpReport(toSarif(Report)));
+    if (!Written)
+      Written = (*SarifOut)->commit();
+  }
   if (!Written && !ExportFixes.empty()) {
     std::string Yaml;
     raw_string_ostream OS(Yaml);
