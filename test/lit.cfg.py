@@ -29,10 +29,24 @@ if mode == "driver":
     # pipefail, so check tests ask the driver for clang-tidy's status.
     tidy = config.driver_path + " --findings-exit-code=0"
 elif mode == "plugin":
+    if not os.path.exists(config.plugin_path):
+        lit_config.fatal("the plugin is not built: %s" % config.plugin_path)
     tidy = "%s --load=%s" % (config.clang_tidy, config.plugin_path)
 else:
     lit_config.fatal("unknown mode %r (plugin|driver)" % mode)
 config.available_features.add("mode-" + mode)
+# --param llvm=19: the run is meant for the clang-tidy and plugin of that LLVM (CTest
+# lit-plugin-llvm19 runs the configuration of the LLVM 19 build tree); any other fails.
+llvm = lit_config.params.get("llvm", config.llvm_version_major)
+if llvm != config.llvm_version_major:
+    lit_config.fatal("this build tree is configured for LLVM %s, not %s (%s)"
+                     % (config.llvm_version_major, llvm, config.project_binary_dir))
+config.available_features.add("llvm-" + config.llvm_version_major)
+# The clang-tidy of the other LLVM (16 or 19), to show that a plugin does not register into it.
+other_clang_tidy = "/usr/lib/llvm-%s/bin/clang-tidy" % ("16" if config.llvm_version_major != "16" else "19")
+if os.path.exists(other_clang_tidy):
+    config.available_features.add("other-clang-tidy")
+config.substitutions.append(("%other_clang_tidy", other_clang_tidy))
 
 # --param torch=2.6 runs the tests against the LibTorch 2.6 headers from scripts/setup instead of
 # Debian 12's 1.13 (CTest runs the check tests both ways).
@@ -81,8 +95,11 @@ config.substitutions.append(("%binroot", config.project_binary_dir))
 # check whose registry level is "error" (torch-inplace-on-leaf) is reported: an error by the
 # driver, a warning by stock clang-tidy (whose check diagnostics are warnings; WarningsAsErrors
 # escalates them).
+# A diagnostic starts its line; the source lines clang echoes under one start with a space and
+# may hold a test's own CHECK comments ("warning: ..."): clang 19 echoes every line a
+# diagnostic's ranges and fix-its span, as " 46 | text".
 config.substitutions.append(("%filecheck",
-    "FileCheck --implicit-check-not='{{warning|error}}:' -DERROR=%s"
+    "FileCheck --implicit-check-not='{{^([^ ].*)?(warning|error)}}:' -DERROR=%s"
     % ("error" if mode == "driver" else "warning")))
 
 config.environment["PATH"] = os.pathsep.join(
