@@ -178,7 +178,7 @@ ErrorOr<vfs::Status> LookupRecorder::status(const Twine &Path) {
 }
 
 ErrorOr<std::unique_ptr<vfs::File>> LookupRecorder::openFileForRead(const Twine &Path) {
-  ErrorOr<std::unique_ptr<vfs::File>> F = ProxyFileSystem::openFileForRead(Path);
+  ErrorOr<std::unique_ptr<vfs::File>> F = Regular.openFileForRead(Path);
   record(Path, bool(F));
   return F;
 }
@@ -277,6 +277,10 @@ std::optional<JobResult> ResultCache::replay(StringRef Key) {
     if (!lookupsHold(E.at("lookups")))
       return std::nullopt;
     JobResult R = E.at("result").get<JobResult>();
+    // The files the result was computed from, as an analysis would list them: no output
+    // may replace one of them (main.cpp), whether the answer came from a worker or from here.
+    for (const json &In : E.at("inputs"))
+      R.Inputs.push_back(In.at(0).get<std::string>());
     markUsed(Path);
     return R;
   } catch (const std::exception &Ex) {

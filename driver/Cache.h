@@ -5,6 +5,7 @@
 #define TORCHTIDY_DRIVER_CACHE_H
 
 #include "Job.h"
+#include "OutputFile.h"
 
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/Chrono.h"
@@ -66,7 +67,7 @@ bool lookupsHold(const nlohmann::json &Lookups);
 class LookupRecorder : public llvm::vfs::ProxyFileSystem {
 public:
   explicit LookupRecorder(llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> FS)
-      : ProxyFileSystem(std::move(FS)) {}
+      : ProxyFileSystem(FS), Regular(FS) {}
   llvm::ErrorOr<llvm::vfs::Status> status(const llvm::Twine &Path) override;
   llvm::ErrorOr<std::unique_ptr<llvm::vfs::File>> openFileForRead(const llvm::Twine &Path) override;
   /// Absolute path -> outcome.
@@ -75,6 +76,8 @@ public:
 private:
   void record(const llvm::Twine &Path, bool Found);
   std::map<std::string, std::string> Lookups;
+  /// What is opened: never a FIFO or a device, which would block or never end.
+  RegularFilesOnly Regular;
 };
 
 /// Content hashes of files, memoized within one process; a memo is reused only while the

@@ -1,4 +1,5 @@
 #include "CompileFlags.h"
+#include "OutputFile.h"
 
 #include "clang/Driver/Options.h"
 #include "llvm/ADT/STLExtras.h"
@@ -27,31 +28,9 @@ namespace {
 
 Error fail(const Twine &Msg) { return createStringError(inconvertibleErrorCode(), Msg); }
 
-/// The text of the response file \p Path: a regular file, read without blocking on open
-/// (a FIFO is refused, never waited for) and never past MaxResponseFileBytes.
+/// The text of the response file \p Path (readRegularFile: never a FIFO or a device).
 Expected<std::string> readResponseFile(StringRef Path) {
-  int Fd = ::open(Path.str().c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-  if (Fd < 0)
-    return fail("response file @" + Path + ": " + std::strerror(errno));
-  auto Close = make_scope_exit([Fd] { ::close(Fd); });
-  struct stat St;
-  if (::fstat(Fd, &St) != 0 || !S_ISREG(St.st_mode))
-    return fail("response file @" + Path + ": not a regular file");
-  if (uint64_t(St.st_size) > MaxResponseFileBytes)
-    return fail("response file @" + Path + ": larger than " + Twine(MaxResponseFileBytes >> 20) +
-                " MiB");
-  std::string Text(St.st_size, '\0');
-  size_t Done = 0;
-  while (Done < Text.size()) {
-    ssize_t N = ::read(Fd, Text.data() + Done, Text.size() - Done);
-    if (N < 0 && errno == EINTR)
-      continue;
-    if (N <= 0)
-      break;
-    Done += N;
-  }
-  Text.resize(Done);
-  return Text;
+  return readRegularFile(Path, "response file @" + Path, MaxResponseFileBytes);
 }
 
 /// Options whose only effect on an analysis is how the file is parsed. Matched with

@@ -205,11 +205,10 @@ unsigned countFindings(const RunReport &R) {
 }
 
 Expected<StringSet<>> loadBaseline(StringRef Path) {
-  ErrorOr<std::unique_ptr<MemoryBuffer>> Buffer = MemoryBuffer::getFile(Path);
-  if (!Buffer)
-    return createStringError(Buffer.getError(), "%s: cannot read baseline: %s", Path.str().c_str(),
-                             Buffer.getError().message().c_str());
-  return readBaseline((*Buffer)->getBuffer(), Path);
+  Expected<std::string> Text = readRegularFile(Path, Path + ": cannot read baseline", MaxReportBytes);
+  if (!Text)
+    return Text.takeError();
+  return readBaseline(*Text, Path);
 }
 
 void applyBaseline(RunReport &R, const StringSet<> &Known) {
@@ -477,14 +476,21 @@ int runMerge(int Argc, const char **Argv) {
               "b.sarif... [-o out.sarif])\n";
     return 2;
   }
+  std::vector<NamedFile> Named;
+  for (const std::string &In : Inputs)
+    Named.push_back({"an input", In});
+  if (Error E = refuseOverlap({{"-o", OutPath}}, Named)) {
+    errs() << "torchtidy merge: error: " << toString(std::move(E)) << "\n";
+    return 2;
+  }
   std::vector<std::pair<std::string, std::string>> Texts;
   for (const std::string &In : Inputs) {
-    ErrorOr<std::unique_ptr<MemoryBuffer>> Buffer = MemoryBuffer::getFile(In);
-    if (!Buffer) {
-      errs() << "torchtidy merge: error: " << In << ": " << Buffer.getError().message() << "\n";
+    Expected<std::string> Text = readRegularFile(In, In, MaxReportBytes);
+    if (!Text) {
+      errs() << "torchtidy merge: error: " << toString(Text.takeError()) << "\n";
       return 2;
     }
-    Texts.emplace_back(In, (*Buffer)->getBuffer().str());
+    Texts.emplace_back(In, std::move(*Text));
   }
   handleInterrupts(0);
   Expected<std::unique_ptr<OutputFile>> Out = OutputFile::create(OutPath);

@@ -50,13 +50,13 @@ bool isCxxFile(StringRef Path) {
 
 Expected<std::unique_ptr<CompilationDatabase>> loadJsonDatabase(StringRef Path,
                                                                 std::vector<Problem> &Skipped) {
-  ErrorOr<std::unique_ptr<MemoryBuffer>> Text = MemoryBuffer::getFile(Path);
+  Expected<std::string> Text =
+      readRegularFile(Path, Path + ": cannot read the compilation database", MaxDatabaseBytes);
   if (!Text)
-    return createStringError(Text.getError(), "%s: cannot read the compilation database: %s",
-                             Path.str().c_str(), Text.getError().message().c_str());
+    return Text.takeError();
   std::vector<SkippedEntry> Entries;
   Expected<std::unique_ptr<CompilationDatabase>> DB =
-      readCompileDatabase((*Text)->getBuffer(), Path, &Entries);
+      readCompileDatabase(*Text, Path, &Entries);
   if (!DB)
     return DB.takeError();
   for (const SkippedEntry &E : Entries) {
@@ -76,10 +76,12 @@ Expected<std::unique_ptr<CompilationDatabase>> loadJsonDatabase(StringRef Path,
 
 /// Finds and loads the compilation database; \p Dir receives the directory it is in.
 Expected<std::unique_ptr<CompilationDatabase>> findDatabase(StringRef FirstFile, std::string &Dir,
+                                                            std::string &File,
                                                             std::vector<Problem> &Skipped) {
   if (!BuildPath.empty()) {
     if (sys::fs::is_regular_file(BuildPath)) {
       Dir = sys::path::parent_path(absolutePath(BuildPath)).str();
+      File = absolutePath(BuildPath);
       return loadJsonDatabase(BuildPath, Skipped);
     }
     if (!sys::fs::is_directory(BuildPath))
@@ -88,8 +90,10 @@ Expected<std::unique_ptr<CompilationDatabase>> findDatabase(StringRef FirstFile,
     Dir = absolutePath(BuildPath);
     SmallString<256> Json(BuildPath);
     sys::path::append(Json, "compile_commands.json");
-    if (sys::fs::exists(Json))
+    if (sys::fs::exists(Json)) {
+      File = absolutePath(Json);
       return loadJsonDatabase(Json, Skipped);
+    }
     std::string Err;
     if (auto DB = CompilationDatabase::loadFromDirectory(BuildPath, Err))
       return DB;
@@ -104,6 +108,7 @@ Expected<std::unique_ptr<CompilationDatabase>> findDatabase(StringRef FirstFile,
     sys::path::append(Json, "compile_commands.json");
     if (sys::fs::exists(Json)) {
       Dir = D.str();
+      File = Json.str().str();
       return loadJsonDatabase(Json, Skipped);
     }
   }
@@ -126,14 +131,23 @@ std::string commonAncestor(ArrayRef<std::string> Paths) {
 }
 
 Expected<std::vector<std::string>> readList(StringRef Path) {
-  ErrorOr<std::unique_ptr<MemoryBuffer>> Buffer =
-      Path == "-" ? MemoryBuffer::getSTDIN() : MemoryBuffer::getFile(Path);
-  if (!Buffer)
-    return createStringError(Buffer.getError(), "%s: cannot read file list: %s", Path.str().c_str(),
-                             Buffer.getError().message().c_str());
+  // Standard input is named as a stream; any other list must be a file.
+  std::string Text;
+  if (Path == "-") {
+    ErrorOr<std::unique_ptr<MemoryBuffer>> Buffer = MemoryBuffer::getSTDIN();
+    if (!Buffer)
+      return createStringError(Buffer.getError(), "%s: cannot read file list: %s",
+                               Path.str().c_str(), Buffer.getError().message().c_str());
+    Text = (*Buffer)->getBuffer().str();
+  } else {
+    Expected<std::string> Read = readRegularFile(Path, Path + ": cannot read file list", MaxListBytes);
+    if (!Read)
+      return Read.takeError();
+    Text = std::move(*Read);
+  }
   std::vector<std::string> Lines;
   SmallVector<StringRef, 64> Split;
-  (*Buffer)->getBuffer().split(Split, '\n', -1, false);
+  StringRef(Text).split(Split, '\n', -1, false);
   for (StringRef L : Split) {
     L = L.trim();
     if (!L.empty() && !L.starts_with("#"))
@@ -250,12 +264,16 @@ private:
   Verdict check(StringRef Dir) {
     SmallString<256> Path(Dir);
     sys::path::append(Path, ".clang-tidy");
-    ErrorOr<std::unique_ptr<MemoryBuffer>> Text = MemoryBuffer::getFile(Path);
-    if (!Text)
+    if (!sys::fs::exists(Path))
       return {};
+    // A FIFO or a device here is refused, never waited for.
+    Expected<std::string> Text =
+        readRegularFile(Path, "configuration " + Path, MaxConfigBytes);
+    if (!Text)
+      return {toString(Text.takeError()), false};
     std::string Problem;
     ErrorOr<clang::tidy::ClangTidyOptions> Parsed = clang::tidy::parseConfigurationWithDiags(
-        (*Text)->getMemBufferRef(), [&](const SMDiagnostic &D) {
+        MemoryBufferRef(*Text, Path), [&](const SMDiagnostic &D) {
           if (Problem.empty())
             Problem = (Twine(D.getLineNo()) + ":" + Twine(D.getColumnNo() + 1) + ": " +
                        D.getMessage()).str();
@@ -365,7 +383,7 @@ Expected<Plan> planFiles(std::vector<std::string> Requested,
   std::string DBDir;
   if (!DB) {
     auto Found = findDatabase(Requested.empty() ? StringRef() : StringRef(Requested.front()), DBDir,
-                              Skipped);
+                              Result.Database, Skipped);
     if (!Found)
       return Found.takeError();
     DB = std::move(*Found);
@@ -439,7 +457,8 @@ Expected<Plan> planFiles(std::vector<std::string> Requested,
     }
     // A FIFO or a device (/dev/stdin, /dev/zero) would block the worker or never end;
     // such a file is refused, never reported clean without an analysis.
-    if (Status.type() != sys::fs::file_type::regular_file) {
+    // A file under /proc or /sys says size 0 and is made up as it is read.
+    if (Status.type() != sys::fs::file_type::regular_file || !isRealFile(Path)) {
       Result.Problems.push_back({"missing-file", Path,
                                  sys::fs::is_directory(Status)
                                      ? "a directory, not a source file"

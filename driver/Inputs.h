@@ -32,6 +32,10 @@ struct Plan {
   std::set<std::string> Dropped;
   /// A changed-files mode (--files-from, --diff-base) selected no C/C++ file.
   bool NothingChanged = false;
+  /// The compilation database file read, if any, and the .clang-tidy files that configure
+  /// the jobs: inputs no output may replace.
+  std::string Database;
+  std::vector<std::string> Configs;
 };
 
 /// \p FixedDB is the database built from flags after `--`, if any.

@@ -1,4 +1,5 @@
 #include "Options.h"
+#include "OutputFile.h"
 
 #include "TorchTidyModule.h"
 
@@ -173,7 +174,8 @@ Expected<std::unique_ptr<ClangTidyOptionsProvider>> createOptionsProvider(bool K
   if (KeepAllHeaders)
     OverrideOptions.HeaderFilterRegex = ".*";
 
-  auto FS = vfs::getRealFileSystem();
+  // A .clang-tidy that is a FIFO or a device is never opened (RegularFilesOnly).
+  IntrusiveRefCntPtr<vfs::FileSystem> FS(new RegularFilesOnly(vfs::getRealFileSystem()));
   std::unique_ptr<ClangTidyOptionsProvider> Provider;
   auto FromText = [&](StringRef Text, StringRef Origin)
       -> Expected<std::unique_ptr<ClangTidyOptionsProvider>> {
@@ -200,11 +202,11 @@ Expected<std::unique_ptr<ClangTidyOptionsProvider>> createOptionsProvider(bool K
       return P.takeError();
     Provider = std::move(*P);
   } else if (ConfigFile.getNumOccurrences()) {
-    ErrorOr<std::unique_ptr<MemoryBuffer>> Text = MemoryBuffer::getFile(ConfigFile);
+    Expected<std::string> Text =
+        readRegularFile(ConfigFile, "cannot read configuration file " + ConfigFile, MaxConfigBytes);
     if (!Text)
-      return createStringError(Text.getError(), "cannot read configuration file %s: %s",
-                               ConfigFile.c_str(), Text.getError().message().c_str());
-    auto P = FromText((*Text)->getBuffer(), ConfigFile);
+      return Text.takeError();
+    auto P = FromText(*Text, ConfigFile);
     if (!P)
       return P.takeError();
     Provider = std::move(*P);

@@ -1,13 +1,16 @@
 #include "OutputFile.h"
 #include "Interrupt.h"
 
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <fcntl.h>
 #include <optional>
 #include <sys/stat.h>
+#include <unistd.h>
 
 using namespace llvm;
 
@@ -97,6 +100,35 @@ Error refuseOverlap(ArrayRef<NamedFile> Outputs, ArrayRef<NamedFile> Inputs) {
   return Error::success();
 }
 
+namespace {
+
+/// \p Path absolute, with its directory's links and `..` resolved (the file itself may be
+/// missing); through a symbolic link at \p Path, the file the link names.
+std::string resolved(StringRef Path) {
+  SmallString<256> Abs(Path), Real;
+  sys::fs::make_absolute(Abs);
+  if (!sys::fs::real_path(Abs, Real))
+    return std::string(Real);
+  SmallString<256> Dir;
+  if (sys::fs::real_path(sys::path::parent_path(Abs), Dir))
+    Dir = sys::path::parent_path(Abs);
+  sys::path::append(Dir, sys::path::filename(Abs));
+  return std::string(Dir);
+}
+
+} // namespace
+
+Error refuseInside(const NamedFile &Out, StringRef Role, StringRef Dir) {
+  if (Out.Path.empty() || Dir.empty())
+    return Error::success();
+  std::string File = resolved(Out.Path), In = resolved(Dir);
+  if (File != In && !StringRef(File).starts_with(In + "/"))
+    return Error::success();
+  return createStringError(std::make_error_code(std::errc::file_exists),
+                           "%s %s is inside %s %s: refusing to write there", Out.Role.c_str(),
+                           Out.Path.c_str(), Role.str().c_str(), Dir.str().c_str());
+}
+
 Expected<std::unique_ptr<OutputFile>> OutputFile::create(StringRef Path) {
   std::unique_ptr<OutputFile> Out(new OutputFile);
   Out->Path = Path.str();
@@ -124,8 +156,22 @@ Expected<std::unique_ptr<OutputFile>> OutputFile::create(StringRef Path) {
     if (!sys::fs::real_path(Path, Real))
       Out->Target = std::string(Real);
   }
-  if (Out->Target.empty())
-    Out->Target = Out->Path;
+  if (Out->Target.empty()) {
+    // A dangling symbolic link stays a link: the file it names is created.
+    char Buf[4096];
+    ssize_t N = sys::fs::is_symlink_file(Path) ? ::readlink(Out->Path.c_str(), Buf, sizeof(Buf)) : -1;
+    if (N > 0 && size_t(N) < sizeof(Buf)) {
+      SmallString<256> Link(StringRef(Buf, N));
+      if (sys::path::is_relative(Link)) {
+        SmallString<256> Abs(sys::path::parent_path(Path));
+        sys::path::append(Abs, Link);
+        Link = Abs;
+      }
+      Out->Target = std::string(Link);
+    } else {
+      Out->Target = Out->Path;
+    }
+  }
   SmallString<256> Temp;
   int Fd;
   if (std::error_code EC =
@@ -177,6 +223,77 @@ Error OutputFile::commit() {
   forgetTemporary(WritePath);
   Temporary = false;
   return Error::success();
+}
+
+bool isRealFile(StringRef Path) {
+  SmallString<256> Real;
+  if (sys::fs::real_path(Path, Real))
+    return false;
+  for (StringRef Pseudo : {"/proc/", "/sys/", "/dev/"})
+    if (StringRef(Real).starts_with(Pseudo))
+      return false;
+  return sys::fs::is_regular_file(Real);
+}
+
+namespace {
+
+/// Its one message is what clang shows after "cannot open file '...': ".
+class NotRegularCategory : public std::error_category {
+public:
+  const char *name() const noexcept override { return "torchtidy"; }
+  std::string message(int) const override { return "not a regular file"; }
+};
+
+} // namespace
+
+std::error_code notRegularFile() {
+  static NotRegularCategory Category;
+  return std::error_code(1, Category);
+}
+
+ErrorOr<std::unique_ptr<vfs::File>> RegularFilesOnly::openFileForRead(const Twine &Path) {
+  // Whether the path exists is the underlying file system's answer (an in-memory overlay
+  // sits above this one); only what exists on disk and is not a plain file is refused.
+  SmallString<256> Name;
+  Path.toVector(Name);
+  ErrorOr<vfs::Status> St = ProxyFileSystem::status(Name);
+  if (St && (St->getType() != sys::fs::file_type::regular_file || !isRealFile(Name)))
+    return notRegularFile();
+  return ProxyFileSystem::openFileForRead(Name);
+}
+
+Expected<std::string> readRegularFile(StringRef Path, const Twine &What, uint64_t MaxBytes) {
+  auto Fail = [&](const Twine &Why, std::error_code EC) -> Error {
+    return createStringError(EC, "%s: %s", What.str().c_str(), Why.str().c_str());
+  };
+  int Fd = ::open(Path.str().c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+  if (Fd < 0) {
+    std::error_code EC(errno, std::generic_category());
+    return Fail(EC.message(), EC);
+  }
+  auto Close = make_scope_exit([Fd] { ::close(Fd); });
+  struct stat St;
+  if (::fstat(Fd, &St) != 0 || !S_ISREG(St.st_mode) || !isRealFile(Path))
+    return Fail("not a regular file", notRegularFile());
+  if (uint64_t(St.st_size) > MaxBytes)
+    return Fail("larger than " + Twine(MaxBytes >> 20) + " MiB",
+                std::make_error_code(std::errc::file_too_large));
+  std::string Text(St.st_size, '\0');
+  size_t Done = 0;
+  while (Done < Text.size()) {
+    ssize_t N = ::read(Fd, Text.data() + Done, Text.size() - Done);
+    if (N < 0 && errno == EINTR)
+      continue;
+    if (N < 0) {
+      std::error_code EC(errno, std::generic_category());
+      return Fail(EC.message(), EC);
+    }
+    if (N == 0)
+      break;
+    Done += N;
+  }
+  Text.resize(Done);
+  return Text;
 }
 
 Error flushStdout(StringRef Where) {

@@ -9,6 +9,7 @@
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/Error.h"
+#include "llvm/Support/VirtualFileSystem.h"
 
 #include <memory>
 #include <string>
@@ -59,6 +60,41 @@ struct NamedFile {
 /// included), else the same absolute path once its directory is resolved. An output that
 /// exists and is not a regular file (/dev/stdout, a pipe) is never refused.
 llvm::Error refuseOverlap(llvm::ArrayRef<NamedFile> Outputs, llvm::ArrayRef<NamedFile> Inputs);
+
+/// Refuses \p Out when its file is inside the directory \p Dir (\p Role in the message):
+/// a report written there would replace a file the driver keeps, such as a cache entry.
+llvm::Error refuseInside(const NamedFile &Out, llvm::StringRef Role, llvm::StringRef Dir);
+
+/// Bounds on the files the driver reads (readRegularFile), far beyond any real one.
+inline constexpr uint64_t MaxDatabaseBytes = uint64_t(1) << 30;
+inline constexpr uint64_t MaxReportBytes = uint64_t(1) << 30;
+inline constexpr uint64_t MaxListBytes = uint64_t(64) << 20;
+inline constexpr uint64_t MaxConfigBytes = uint64_t(16) << 20;
+
+/// The bytes of \p Path, which must be a regular file of at most \p MaxBytes, read without
+/// blocking on open: a FIFO, a device (/dev/zero, /dev/stdin) or a file under /proc, /sys or
+/// /dev is refused, never waited for nor read forever. Errors start with \p What (e.g.
+/// "compile_commands.json: cannot read the compilation database").
+llvm::Expected<std::string> readRegularFile(llvm::StringRef Path, const llvm::Twine &What,
+                                            uint64_t MaxBytes);
+
+/// Whether \p Path is a file whose content is real: a regular file outside the kernel's
+/// pseudo file systems (/proc, /sys report size 0 and generate their content; /dev).
+bool isRealFile(llvm::StringRef Path);
+
+/// The file system the driver and its workers read through: a path that is not a regular
+/// file with real content (isRealFile: a FIFO, /dev/zero, /dev/stdin, /proc/...) cannot be
+/// opened, so that `#include "fifo"` or a .clang-tidy FIFO fails with "not a regular file"
+/// instead of blocking, and /dev/zero is never read as an empty header.
+class RegularFilesOnly : public llvm::vfs::ProxyFileSystem {
+public:
+  explicit RegularFilesOnly(llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> FS)
+      : ProxyFileSystem(std::move(FS)) {}
+  llvm::ErrorOr<std::unique_ptr<llvm::vfs::File>> openFileForRead(const llvm::Twine &Path) override;
+};
+
+/// The error of a file that is not a regular file: its message is "not a regular file".
+std::error_code notRegularFile();
 
 /// Flushes llvm::outs() and turns a pending write error into an llvm::Error naming
 /// \p Where (clearing it, so that LLVM does not abort at exit).

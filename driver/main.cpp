@@ -2,6 +2,7 @@
 // translation unit in a worker process (this binary with --worker), and renders one
 // report from their results; a crashing or failing TU never loses the others' findings.
 #include "Cache.h"
+#include "CompileFlags.h"
 #include "Emit.h"
 #include "Inputs.h"
 #include "Interrupt.h"
@@ -63,6 +64,24 @@ void error(const Twine &Msg) { errs() << "torchtidy: error: " << Msg << "\n"; }
 void warning(const Twine &Msg) {
   if (!Quiet)
     errs() << "torchtidy: warning: " << Msg << "\n";
+}
+
+/// The .clang-tidy files that configure \p Jobs: each one in the directory of a job's file
+/// or above it.
+std::vector<std::string> configFiles(const std::vector<Job> &Jobs) {
+  std::vector<std::string> Found;
+  StringSet<> Visited;
+  for (const Job &J : Jobs)
+    for (StringRef D = sys::path::parent_path(J.Header.empty() ? J.File : J.Header); !D.empty();
+         D = sys::path::parent_path(D)) {
+      if (!Visited.insert(D).second)
+        break;
+      SmallString<256> Config(D);
+      sys::path::append(Config, ".clang-tidy");
+      if (sys::fs::exists(Config))
+        Found.push_back(std::string(Config));
+    }
+  return Found;
 }
 
 /// Runs every job in a worker process, at most \p Parallel at a time, unless \p Cache
@@ -214,6 +233,20 @@ int main(int argc, const char **argv) {
   InitLLVM X(argc, argv);
   if (argc > 1 && StringRef(argv[1]) == "merge")
     return runMerge(argc - 1, argv + 1);
+  // Response files, before `--` and after it, are read here, bounded as a database's are
+  // (regular files only, 1 MiB, not nested): the option parser would read @/dev/zero
+  // forever, and the compile flags after `--` would never be read.
+  std::vector<std::string> ArgStrings(argv, argv + argc);
+  if (Error E = expandResponseFileArgs(ArgStrings, "")) {
+    error(toString(std::move(E)));
+    return ExitBadInput;
+  }
+  std::vector<const char *> ArgPointers;
+  for (const std::string &A : ArgStrings)
+    ArgPointers.push_back(A.c_str());
+  ArgPointers.push_back(nullptr);
+  argc = int(ArgStrings.size());
+  argv = ArgPointers.data();
   // `torchtidy lsp [options]`: the options apply to every analysis the server runs.
   bool Lsp = argc > 1 && StringRef(argv[1]) == "lsp";
   if (Lsp) {
@@ -270,6 +303,13 @@ int main(int argc, const char **argv) {
   if (Shard.getNumOccurrences())
     if (Expected<std::pair<unsigned, unsigned>> KN = parseShard(Shard); !KN) {
       error(toString(KN.takeError()));
+      return ExitBadInput;
+    }
+
+  // An empty name is no file: not stdout either (that is no -o at all).
+  for (auto *Named : {&Output, &ExportFixes, &SarifOutput})
+    if (Named->getNumOccurrences() && Named->empty()) {
+      error("--" + Named->ArgStr + ": an empty file name");
       return ExitBadInput;
     }
 
@@ -346,6 +386,8 @@ int main(int argc, const char **argv) {
     error(toString(P.takeError()));
     return ExitBadInput;
   }
+  const std::vector<NamedFile> Outputs = {
+      {"-o", Output}, {"--export-fixes", ExportFixes}, {"--sarif-output", SarifOutput}};
   {
     // No output replaces an input or another output.
     std::vector<NamedFile> Inputs = {{"--baseline", Baseline}, {"--config-file", ConfigFile}};
@@ -356,12 +398,18 @@ int main(int argc, const char **argv) {
         Inputs.push_back({"an input", F});
     for (const Problem &Pr : P->Problems)
       Inputs.push_back({"an input", Pr.File});
-    if (Error E = refuseOverlap(
-            {{"-o", Output}, {"--export-fixes", ExportFixes}, {"--sarif-output", SarifOutput}},
-            Inputs)) {
+    Inputs.push_back({"the compilation database", P->Database});
+    for (const std::string &C : configFiles(P->Jobs))
+      Inputs.push_back({"the configuration", C});
+    if (Error E = refuseOverlap(Outputs, Inputs)) {
       error(toString(std::move(E)));
       return ExitBadInput;
     }
+    for (const NamedFile &Out : Outputs)
+      if (Error E = refuseInside(Out, "the cache directory", cacheDirectory())) {
+        error(toString(std::move(E)));
+        return ExitBadInput;
+      }
   }
   if (!P->Dropped.empty())
     warning("compile options ignored (they do more than change how a file is parsed): " +
@@ -448,6 +496,17 @@ int main(int argc, const char **argv) {
   for (const Notification &N : Report.Notifications)
     errs() << "torchtidy: " << (N.Kind == "internal-error" ? "internal error: " : "error: ")
            << N.File << ": " << N.Message << "\n";
+
+  // A header the analysis read is known only now: the report is not written over it.
+  for (const WorkerOutcome &O : Outcomes) {
+    std::vector<NamedFile> Read;
+    for (const std::string &In : O.Result.Inputs)
+      Read.push_back({"a file the analysis read", In});
+    if (Error E = refuseOverlap(Outputs, Read)) {
+      error(toString(std::move(E)));
+      return ExitBadInput;
+    }
+  }
 
   fingerprint(Report);
   if (Known) {
