@@ -1,4 +1,5 @@
 #include "Inputs.h"
+#include "Interrupt.h"
 #include "Cuda.h"
 #include "CompileFlags.h"
 #include "Options.h"
@@ -327,11 +328,13 @@ std::optional<std::string> captureOutput(std::vector<std::string> Args) {
   if (createUniqueFileIn(Tmp, "torchtidy-cmd-", Fd, OutFile))
     return std::nullopt;
   ::close(Fd);
+  removeOnInterrupt(OutFile);
   std::vector<StringRef> Refs(Args.begin(), Args.end());
   std::optional<StringRef> Redirects[] = {StringRef(""), StringRef(OutFile), StringRef("")};
   int RC = sys::ExecuteAndWait(*Program, Refs, std::nullopt, Redirects);
   ErrorOr<std::unique_ptr<MemoryBuffer>> Out = MemoryBuffer::getFile(OutFile);
   sys::fs::remove(OutFile);
+  forgetTemporary(OutFile);
   if (RC != 0 || !Out)
     return std::nullopt;
   return (*Out)->getBuffer().str();

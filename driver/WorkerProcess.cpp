@@ -19,8 +19,16 @@ using nlohmann::json;
 namespace torchtidy::driver {
 
 Expected<uint64_t> workerMemoryLimit() {
-  if (WorkerMemoryLimit.getNumOccurrences())
-    return parseCacheSize(WorkerMemoryLimit, "--worker-memory-limit");
+  if (WorkerMemoryLimit.getNumOccurrences()) {
+    Expected<uint64_t> Limit = parseCacheSize(WorkerMemoryLimit, "--worker-memory-limit");
+    // Below this a worker cannot even start (its exec fails, "No such file or directory").
+    constexpr uint64_t Minimum = uint64_t(64) << 20;
+    if (Limit && *Limit && *Limit < Minimum)
+      return createStringError(inconvertibleErrorCode(),
+                               "invalid --worker-memory-limit %s: at least 64M (0: no limit)",
+                               WorkerMemoryLimit.c_str());
+    return Limit;
+  }
   long Pages = ::sysconf(_SC_PHYS_PAGES), PageSize = ::sysconf(_SC_PAGE_SIZE);
   return Pages > 0 && PageSize > 0 ? uint64_t(Pages) * uint64_t(PageSize) / 2 : 0;
 }

@@ -35,6 +35,10 @@
 #include <tuple>
 #include <thread>
 #include <unistd.h>
+#ifdef __linux__
+#include <csignal>
+#include <sys/prctl.h>
+#endif
 
 using namespace llvm;
 using namespace torchtidy::driver;
@@ -148,6 +152,14 @@ std::vector<WorkerOutcome> runJobs(const std::vector<Job> &Jobs, StringRef Self,
 }
 
 int runWorkerFromFile(StringRef Path) {
+#ifdef __linux__
+  // A worker dies with the driver, even one killed with SIGKILL; the parent may have gone
+  // before this call (then the worker was reparented and exits now).
+  pid_t Parent = ::getppid();
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (::getppid() != Parent || Parent == 1)
+    return ExitInternal;
+#endif
   exitOnOutOfMemory();
   ErrorOr<std::unique_ptr<MemoryBuffer>> Buffer = MemoryBuffer::getFile(Path);
   if (!Buffer) {
@@ -320,6 +332,8 @@ int main(int argc, const char **argv) {
   }
   clang::tidy::ClangTidyContext Context(std::move(*Provider));
   unsigned Parallel = Jobs ? unsigned(Jobs) : std::max(1u, std::thread::hardware_concurrency());
+  // Before any temporary file (an output's, a `git` capture's) exists.
+  handleInterrupts(Parallel);
 
   // Without --checks, a configuration that enables no torch check gets the defaults.
   if (Checks.getNumOccurrences() || ListChecks) {
@@ -379,8 +393,6 @@ int main(int argc, const char **argv) {
     }
     return runLsp(sys::fs::getMainExecutable(argv[0], (void *)&runWorkerFromFile), OriginalArgs);
   }
-  handleInterrupts(Parallel);
-
   Expected<Plan> P = planJobs(std::move(FixedDB));
   if (!P) {
     error(toString(P.takeError()));
