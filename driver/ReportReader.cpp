@@ -436,11 +436,13 @@ readCompileDatabase(StringRef Text, StringRef Origin, std::vector<SkippedEntry> 
     return fail(Origin + ": the compilation database has no translation units");
   // One bad entry costs that entry: the others are kept, byte for byte (paths need not be
   // UTF-8), and the caller says which entry was left out and why.
-  std::string Kept;
+  std::string Kept, FirstBad;
   std::vector<std::pair<size_t, size_t>> Ranges = elementRanges(Text);
   for (unsigned I = 0; I < Doc->size(); ++I) {
     const json &Entry = (*Doc)[I];
     std::optional<std::string> Why = badEntry(Entry);
+    if (Why && FirstBad.empty())
+      FirstBad = "entry " + std::to_string(I + 1) + ": " + *Why;
     if (!Why) {
       if (I < Ranges.size())
         Kept += (Kept.empty() ? "[" : ",") + Text.slice(Ranges[I].first, Ranges[I].second).str();
@@ -458,7 +460,7 @@ readCompileDatabase(StringRef Text, StringRef Origin, std::vector<SkippedEntry> 
   if (Ranges.size() != Doc->size())
     Kept.clear(); // cannot happen for valid JSON; clang's reader then says what is wrong
   else if (Kept.empty())
-    return fail(Origin + ": the compilation database has no valid entry");
+    return fail(Origin + ": the compilation database has no valid entry (" + FirstBad + ")");
   else
     Kept += "]";
   std::string Err;
