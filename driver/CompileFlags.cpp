@@ -5,6 +5,7 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/SmallString.h"
+#include "llvm/Config/llvm-config.h"
 #include "llvm/Option/Arg.h"
 #include "llvm/Option/ArgList.h"
 #include "llvm/Option/OptTable.h"
@@ -117,10 +118,16 @@ void filter(ArrayRef<std::string> Strings, bool CC1, std::vector<std::string> &K
   for (const std::string &S : Strings)
     Ptrs.push_back(S.c_str());
   unsigned MissingIndex = 0, MissingCount = 0;
-  // As clang's driver parses a GNU-style command line; cc1 options for -Xclang values.
+  // As clang's driver parses a GNU-style command line; cc1 options for -Xclang values. Which
+  // options a driver sees: flags in LLVM 16, a visibility mask in LLVM 19.
+#if LLVM_VERSION_MAJOR >= 17
+  InputArgList List =
+      Table.ParseArgs(Ptrs, MissingIndex, MissingCount, Visibility(CC1 ? CC1Option : ClangOption));
+#else
   unsigned Include = CC1 ? unsigned(CC1Option) : 0;
   unsigned Exclude = CC1 ? 0 : unsigned(NoDriverOption | CLOption | DXCOption | FlangOnlyOption);
   InputArgList List = Table.ParseArgs(Ptrs, MissingIndex, MissingCount, Include, Exclude);
+#endif
   size_t End = MissingCount ? MissingIndex : Strings.size();
   std::string Prefix = CC1 ? "-Xclang " : "";
   SmallVector<const Arg *, 64> Args(List.begin(), List.end());

@@ -41,6 +41,13 @@ LangOptions &langOpts(CompilerInvocation &Invocation) {
 #endif
 }
 
+// PPCallbacks::InclusionDirective takes `bool ModuleImported` after the module in LLVM 19.
+#if LLVM_VERSION_MAJOR >= 19
+#define TORCHTIDY_MODULE_IMPORTED , bool
+#else
+#define TORCHTIDY_MODULE_IMPORTED
+#endif
+
 bool isLibTorchInclude(StringRef Spelled) {
   return Spelled.starts_with("torch/") || Spelled.starts_with("ATen/");
 }
@@ -72,7 +79,8 @@ public:
 
   void InclusionDirective(SourceLocation HashLoc, const Token &, StringRef FileName,
                           bool IsAngled, CharSourceRange, OptionalFileEntryRef File, StringRef,
-                          StringRef, const Module *, SrcMgr::CharacteristicKind Kind) override {
+                          StringRef, const Module * TORCHTIDY_MODULE_IMPORTED,
+                          SrcMgr::CharacteristicKind Kind) override {
     if (R.Found || !File || !isLibTorchInclude(FileName) || !SrcMgr::isSystem(Kind))
       return;
     R.Found = true;
@@ -89,7 +97,11 @@ public:
     if (Reason != EnterFile || R.Found)
       return;
     if (SrcMgr::isSystem(Kind))
+#if LLVM_VERSION_MAJOR >= 19
+      if (OptionalFileEntryRef FE = SM.getFileEntryRefForID(SM.getFileID(Loc)))
+#else
       if (const FileEntry *FE = SM.getFileEntryForID(SM.getFileID(Loc)))
+#endif
         R.SystemFiles.push_back(inputPath(FE->getName(), workingDir()));
   }
 
@@ -285,7 +297,7 @@ public:
   }
   void InclusionDirective(SourceLocation, const Token &, StringRef FileName, bool,
                           CharSourceRange, OptionalFileEntryRef, StringRef, StringRef,
-                          const Module *, SrcMgr::CharacteristicKind) override {
+                          const Module * TORCHTIDY_MODULE_IMPORTED, SrcMgr::CharacteristicKind) override {
     Includes.insert(FileName.str());
   }
 
@@ -317,7 +329,11 @@ protected:
     for (const auto &Entry : PP.getIdentifierTable())
       Identifiers.push_back(Entry.getKey().str());
     if (!AnchorFile.empty())
+#if LLVM_VERSION_MAJOR >= 19
+      if (OptionalFileEntryRef FE = getCompilerInstance().getFileManager().getOptionalFileRef(AnchorFile)) {
+#else
       if (auto FE = getCompilerInstance().getFileManager().getFile(AnchorFile)) {
+#endif
         HeaderFileInfo &Info = PP.getHeaderSearchInfo().getFileInfo(*FE);
         AnchorOnce = Info.isPragmaOnce || Info.getControllingMacro(nullptr);
       }
