@@ -118,7 +118,7 @@ void AllocationInLoopCheck::registerMatchers(MatchFinder *Finder) {
   std::vector<std::string> Names = factoryNames();
   std::vector<StringRef> Refs(Names.begin(), Names.end());
   auto Factory = functionDecl(hasAnyName(Refs));
-  Finder->addMatcher(callExpr(unless(isExpansionInSystemHeader()), unless(cxxMemberCallExpr()),
+  Finder->addMatcher(callExpr(unless(matchers::isExpansionInSystemHeader()), unless(cxxMemberCallExpr()),
                               anyOf(callee(Factory), callee(unresolvedLookupExpr(hasAnyDeclaration(Factory)))))
                          .bind("factory"),
                      this);

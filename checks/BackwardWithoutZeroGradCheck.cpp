@@ -126,7 +126,7 @@ fixits::Fixes zeroAfterStep(const Stmt *Step, const Stmt *Loop, ASTContext &Ctx)
 
 void BackwardWithoutZeroGradCheck::registerMatchers(MatchFinder *Finder) {
   TorchCheck::registerMatchers(Finder);
-  Finder->addMatcher(stmt(unless(isExpansionInSystemHeader()), loopStmt()).bind("loop"), this);
+  Finder->addMatcher(stmt(unless(matchers::isExpansionInSystemHeader()), loopStmt()).bind("loop"), this);
 }
 
 void BackwardWithoutZeroGradCheck::check(const MatchFinder::MatchResult &Result) {

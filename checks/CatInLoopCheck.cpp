@@ -182,7 +182,7 @@ std::pair<const CallExpr *, const Stmt *> loopingCaller(const FunctionDecl *Fn, 
 
 void CatInLoopCheck::registerMatchers(MatchFinder *Finder) {
   TorchCheck::registerMatchers(Finder);
-  Finder->addMatcher(expr(unless(isExpansionInSystemHeader()),
+  Finder->addMatcher(expr(unless(matchers::isExpansionInSystemHeader()),
                           anyOf(cxxOperatorCallExpr(hasOverloadedOperatorName("="), argumentCountIs(2)),
                                 binaryOperator(hasOperatorName("="))))
                          .bind("assign"),

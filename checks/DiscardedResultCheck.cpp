@@ -119,7 +119,7 @@ bool inPlaceTwinIsSafe(const CXXMethodDecl *Method, const Expr *Object, const St
 void DiscardedResultCheck::registerMatchers(MatchFinder *Finder) {
   TorchCheck::registerMatchers(Finder);
   Finder->addMatcher(
-      callExpr(unless(isExpansionInSystemHeader()),
+      callExpr(unless(matchers::isExpansionInSystemHeader()),
                anyOf(cxxMemberCallExpr(callee(cxxMethodDecl(ofClass(hasAnyName("::at::Tensor", "::at::TensorBase"))))),
                      callExpr(callee(unresolvedMemberExpr()))))
           .bind("call"),

@@ -46,13 +46,15 @@ void ElementwiseTensorWritesInLoopCheck::registerMatchers(MatchFinder *Finder) {
                                               matchers::tensorMethodCall({"select", "index"})))
                                        .bind("selected"));
   Finder->addMatcher(
-      expr(unless(isExpansionInSystemHeader()), hasAncestor(matchers::loopStmt()),
+      expr(unless(matchers::isExpansionInSystemHeader()),
            anyOf(cxxOperatorCallExpr(hasOverloadedOperatorName("="), callee(cxxMethodDecl(scalarParam(0))),
                                      hasArgument(0, Selected)),
                  cxxMemberCallExpr(matchers::tensorMethodCall({"fill_"}), callee(cxxMethodDecl(scalarParam(0))),
                                    on(Selected)),
                  cxxMemberCallExpr(matchers::tensorMethodCall({"index_put_"}),
-                                   callee(cxxMethodDecl(scalarParam(1))), on(expr().bind("selected")))))
+                                   callee(cxxMethodDecl(scalarParam(1))), on(expr().bind("selected")))),
+           // Last: climbing to the root from every expression is quadratic in the nesting depth.
+           hasAncestor(matchers::loopStmt()))
           .bind("write"),
       this);
 }

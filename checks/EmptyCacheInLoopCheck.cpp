@@ -15,7 +15,7 @@ void EmptyCacheInLoopCheck::registerMatchers(MatchFinder *Finder) {
   TorchCheck::registerMatchers(Finder);
   std::vector<StringRef> Names(std::begin(names::EmptyCacheFunctions), std::end(names::EmptyCacheFunctions));
   Finder->addMatcher(
-      callExpr(unless(isExpansionInSystemHeader()), callee(functionDecl(hasAnyName(Names)))).bind("call"),
+      callExpr(unless(matchers::isExpansionInSystemHeader()), callee(functionDecl(hasAnyName(Names)))).bind("call"),
       this);
 }
 

@@ -79,7 +79,7 @@ bool gradNeutral(const Stmt *S, ASTContext &Ctx) {
     return false;
   // In a template, what a dependent expression touches is unknown.
   auto Touchy = stmt(anyOf(labelStmt(), switchCase(), lambdaExpr(), expr(isTypeDependent()),
-                           callExpr(callee(functionDecl(unless(isExpansionInSystemHeader()))))));
+                           callExpr(callee(functionDecl(unless(clang::ast_matchers::isExpansionInSystemHeader()))))));
   return match(findAll(Touchy), *S, Ctx).empty() &&
          llvm::none_of(match(findAll(expr().bind("e")), *S, Ctx), [](const BoundNodes &B) {
            QualType T = B.getNodeAs<Expr>("e")->getType();
@@ -124,7 +124,7 @@ void EvalWithoutNoGradCheck::storeOptions(clang::tidy::ClangTidyOptions::OptionM
 void EvalWithoutNoGradCheck::registerMatchers(MatchFinder *Finder) {
   TorchCheck::registerMatchers(Finder);
   Finder->addMatcher(
-      traverse(TK_AsIs, stmt(unless(isExpansionInSystemHeader()), loopStmt()).bind("loop")), this);
+      traverse(TK_AsIs, stmt(unless(matchers::isExpansionInSystemHeader()), loopStmt()).bind("loop")), this);
 }
 
 void EvalWithoutNoGradCheck::check(const MatchFinder::MatchResult &Result) {

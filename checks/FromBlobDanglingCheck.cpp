@@ -234,7 +234,7 @@ fixits::Fixes cloneFix(const CallExpr *Blob, const Stmt *Site, ASTContext &Ctx) 
 
 void FromBlobDanglingCheck::registerMatchers(MatchFinder *Finder) {
   TorchCheck::registerMatchers(Finder);
-  Finder->addMatcher(callExpr(unless(isExpansionInSystemHeader()), callee(functionDecl(hasName("from_blob"))),
+  Finder->addMatcher(callExpr(unless(matchers::isExpansionInSystemHeader()), callee(functionDecl(hasName("from_blob"))),
                               hasArgument(0, expr().bind("ptr")))
                          .bind("blob"),
                      this);

@@ -71,7 +71,7 @@ bool holdsWeakly(const ValueDecl *Holder) {
 
 void GradFnRetainedCheck::registerMatchers(MatchFinder *Finder) {
   TorchCheck::registerMatchers(Finder);
-  Finder->addMatcher(stmt(unless(isExpansionInSystemHeader()),
+  Finder->addMatcher(stmt(unless(matchers::isExpansionInSystemHeader()),
                           anyOf(tensorMethodCall({"grad_fn"}), callExpr(dependentMemberCall({"grad_fn"}))))
                          .bind("grad_fn"),
                      this);

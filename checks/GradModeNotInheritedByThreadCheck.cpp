@@ -36,7 +36,7 @@ void GradModeNotInheritedByThreadCheck::registerMatchers(MatchFinder *Finder) {
   TorchCheck::registerMatchers(Finder);
   // The model's forward event (in a template nobody instantiates, also by name).
   Finder->addMatcher(
-      stmt(unless(isExpansionInSystemHeader()), AutogradModel::event(LoopEventKind::Forward)).bind("forward"),
+      stmt(unless(matchers::isExpansionInSystemHeader()), AutogradModel::event(LoopEventKind::Forward)).bind("forward"),
       this);
 }
 

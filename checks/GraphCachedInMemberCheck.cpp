@@ -34,7 +34,7 @@ void GraphCachedInMemberCheck::registerMatchers(MatchFinder *Finder) {
   TorchCheck::registerMatchers(Finder);
   auto Field = memberExpr(hasObjectExpression(ignoringParenImpCasts(cxxThisExpr())),
                           member(fieldDecl(hasType(tensorType())).bind("field")));
-  Finder->addMatcher(cxxOperatorCallExpr(unless(isExpansionInSystemHeader()), hasOverloadedOperatorName("="),
+  Finder->addMatcher(cxxOperatorCallExpr(unless(matchers::isExpansionInSystemHeader()), hasOverloadedOperatorName("="),
                                          argumentCountIs(2), hasArgument(0, ignoringParenImpCasts(Field)))
                          .bind("assign"),
                      this);

@@ -144,7 +144,7 @@ void HiddenStateNotDetachedCheck::registerMatchers(MatchFinder *Finder) {
   TorchCheck::registerMatchers(Finder);
   // The forward a carried state is fed to; the check then looks for the write that carries
   // graph-attached state into it across a backward().
-  Finder->addMatcher(stmt(unless(isExpansionInSystemHeader()), matchers::moduleForwardCall()).bind("forward"), this);
+  Finder->addMatcher(stmt(unless(matchers::isExpansionInSystemHeader()), matchers::moduleForwardCall()).bind("forward"), this);
 }
 
 void HiddenStateNotDetachedCheck::check(const MatchFinder::MatchResult &Result) {

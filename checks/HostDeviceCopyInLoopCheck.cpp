@@ -102,13 +102,13 @@ std::string nameOf(const ValueDecl *D) { return D ? D->getNameAsString() : std::
 
 void HostDeviceCopyInLoopCheck::registerMatchers(MatchFinder *Finder) {
   TorchCheck::registerMatchers(Finder);
-  auto Move = cxxMemberCallExpr(
-      unless(isExpansionInSystemHeader()),
-      callee(cxxMethodDecl(hasAnyName("to", "cuda", "cpu"))),
-      hasAncestor(matchers::loopStmt()));
+  auto Move = cxxMemberCallExpr(unless(matchers::isExpansionInSystemHeader()),
+                                callee(cxxMethodDecl(hasAnyName("to", "cuda", "cpu"))));
+  // The loop last: climbing to the root from every call is quadratic in the nesting depth.
   Finder->addMatcher(
       stmt(anyOf(cxxMemberCallExpr(Move, matchers::tensorMethodCall({"to", "cuda", "cpu"})),
-                 cxxMemberCallExpr(Move, matchers::moduleMethodCall({"to", "cuda", "cpu"}))))
+                 cxxMemberCallExpr(Move, matchers::moduleMethodCall({"to", "cuda", "cpu"}))),
+           hasAncestor(matchers::loopStmt()))
           .bind("move"),
       this);
 }

@@ -67,7 +67,7 @@ fixits::Fixes guardFix(const Expr *Op, ASTContext &Ctx) {
 
 void InplaceOnLeafCheck::registerMatchers(MatchFinder *Finder) {
   TorchCheck::registerMatchers(Finder);
-  Finder->addMatcher(traverse(TK_AsIs, expr(anyOf(callExpr(), binaryOperator()), unless(isExpansionInSystemHeader()),
+  Finder->addMatcher(traverse(TK_AsIs, expr(anyOf(callExpr(), binaryOperator()), unless(matchers::isExpansionInSystemHeader()),
                                             isInplaceTensorOp())
                                            .bind("op")),
                      this);

@@ -37,7 +37,7 @@ const Expr *sourceInLoopFunction(const Expr *Source, const CallExpr *Via, Autogr
 void JitLoadInLoopCheck::registerMatchers(MatchFinder *Finder) {
   TorchCheck::registerMatchers(Finder);
   Finder->addMatcher(
-      callExpr(unless(isExpansionInSystemHeader()), callee(functionDecl(hasName("::torch::jit::load"))))
+      callExpr(unless(matchers::isExpansionInSystemHeader()), callee(functionDecl(hasName("::torch::jit::load"))))
           .bind("load"),
       this);
 }

@@ -72,7 +72,7 @@ void LossAccumulatedAsTensorCheck::registerMatchers(MatchFinder *Finder) {
   auto Target = expr(ignoringImplicit(anyOf(declRefExpr(), memberExpr()))).bind("target");
   auto Value = expr(ignoringImplicit(expr(isTensorExpr()))).bind("value");
   auto Accumulation = stmt(
-      unless(isExpansionInSystemHeader()),
+      unless(matchers::isExpansionInSystemHeader()),
       anyOf(cxxOperatorCallExpr(hasAnyOverloadedOperatorName("+=", "-="), hasArgument(0, Target),
                                 hasArgument(1, Value)),
             cxxMemberCallExpr(on(Target), tensorMethodCall({"add_", "sub_"}),

@@ -134,7 +134,7 @@ void LossStoredInContainerCheck::registerMatchers(MatchFinder *Finder) {
   // Stores whose values have dependent types stay unresolved in a template pattern.
   Finder->addMatcher(
       traverse(TK_AsIs,
-               expr(unless(isExpansionInSystemHeader()),
+               expr(unless(matchers::isExpansionInSystemHeader()),
                     anyOf(cxxMemberCallExpr(callee(cxxMethodDecl(hasAnyName(Insertions)))),
                           cxxOperatorCallExpr(hasOverloadedOperatorName("="), argumentCountIs(2)),
                           callExpr(callee(expr(anyOf(unresolvedMemberExpr(), cxxDependentScopeMemberExpr())))),

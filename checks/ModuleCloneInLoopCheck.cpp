@@ -23,7 +23,7 @@ AST_MATCHER(CallExpr, dependentArrowClone) {
 
 void ModuleCloneInLoopCheck::registerMatchers(MatchFinder *Finder) {
   TorchCheck::registerMatchers(Finder);
-  Finder->addMatcher(callExpr(unless(isExpansionInSystemHeader()),
+  Finder->addMatcher(callExpr(unless(matchers::isExpansionInSystemHeader()),
                               anyOf(matchers::moduleMethodCall({"clone", "deepcopy"}), dependentArrowClone()))
                          .bind("clone"),
                      this);

@@ -36,7 +36,7 @@ bool reassigned(const VarDecl *V, ASTContext &Ctx) {
 
 void NoncontiguousInLoopCheck::registerMatchers(MatchFinder *Finder) {
   TorchCheck::registerMatchers(Finder);
-  Finder->addMatcher(cxxMemberCallExpr(unless(isExpansionInSystemHeader()), matchers::tensorMethodCall(Copies))
+  Finder->addMatcher(cxxMemberCallExpr(unless(matchers::isExpansionInSystemHeader()), matchers::tensorMethodCall(Copies))
                          .bind("copy"),
                      this);
 }

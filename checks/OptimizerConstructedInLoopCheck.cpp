@@ -122,7 +122,7 @@ bool modelRebuiltIn(const Expr *Create, const Stmt *Loop, ASTContext &Ctx) {
 
 void OptimizerConstructedInLoopCheck::registerMatchers(MatchFinder *Finder) {
   TorchCheck::registerMatchers(Finder);
-  Finder->addMatcher(expr(unless(isExpansionInSystemHeader()), createsOptimizer()).bind("create"), this);
+  Finder->addMatcher(expr(unless(matchers::isExpansionInSystemHeader()), createsOptimizer()).bind("create"), this);
 }
 
 void OptimizerConstructedInLoopCheck::check(const MatchFinder::MatchResult &Result) {

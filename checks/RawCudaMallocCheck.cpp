@@ -26,7 +26,7 @@ void RawCudaMallocCheck::registerMatchers(MatchFinder *Finder) {
   auto Calls = [](llvm::ArrayRef<llvm::StringLiteral> List) {
     return callee(functionDecl(hasAnyName(namesOf(List))));
   };
-  Finder->addMatcher(callExpr(unless(isExpansionInSystemHeader()),
+  Finder->addMatcher(callExpr(unless(matchers::isExpansionInSystemHeader()),
                               anyOf(callExpr(Calls(names::CudaDeviceAllocations)).bind("device"),
                                     callExpr(Calls(names::CudaHostAllocations)).bind("host"),
                                     callExpr(Calls(names::CudaFrees)).bind("free")))

@@ -63,7 +63,7 @@ std::string describeCut(const Stmt *Cut, const OutputCut &C) {
 void RequiresGradOnLossCheck::registerMatchers(MatchFinder *Finder) {
   TorchCheck::registerMatchers(Finder);
   Finder->addMatcher(
-      stmt(unless(isExpansionInSystemHeader()), tensorMethodCall({"requires_grad_", "set_requires_grad"})).bind("mark"),
+      stmt(unless(matchers::isExpansionInSystemHeader()), tensorMethodCall({"requires_grad_", "set_requires_grad"})).bind("mark"),
       this);
 }
 

@@ -174,7 +174,7 @@ void SyncInHotLoopCheck::registerMatchers(MatchFinder *Finder) {
   std::vector<StringRef> Functions = {"::torch::cuda::synchronize", "::cudaDeviceSynchronize"};
   Functions.insert(Functions.end(), DataDependentFunctions.begin(), DataDependentFunctions.end());
   Finder->addMatcher(
-      expr(unless(isExpansionInSystemHeader()),
+      expr(unless(matchers::isExpansionInSystemHeader()),
            anyOf(matchers::tensorMethodCall(Resolved),
                  callExpr(unless(cxxMemberCallExpr()), callee(functionDecl(hasAnyName(Functions)))),
                  callExpr(matchers::dependentMemberCall(Methods)),

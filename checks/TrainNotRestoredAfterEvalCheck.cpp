@@ -67,7 +67,7 @@ bool restoresTraining(const LoopEvent &E, ASTContext &Ctx) {
 
 void TrainNotRestoredAfterEvalCheck::registerMatchers(MatchFinder *Finder) {
   TorchCheck::registerMatchers(Finder);
-  Finder->addMatcher(callExpr(unless(isExpansionInSystemHeader()), matchers::moduleMethodCall({"eval"})).bind("eval"),
+  Finder->addMatcher(callExpr(unless(matchers::isExpansionInSystemHeader()), matchers::moduleMethodCall({"eval"})).bind("eval"),
                      this);
 }
 

@@ -29,7 +29,7 @@ const ValueDecl *optimizerOf(const Stmt *S) {
 
 void ZeroGradBetweenBackwardAndStepCheck::registerMatchers(MatchFinder *Finder) {
   TorchCheck::registerMatchers(Finder);
-  Finder->addMatcher(callExpr(unless(isExpansionInSystemHeader()), zeroGradCall()).bind("zero"), this);
+  Finder->addMatcher(callExpr(unless(matchers::isExpansionInSystemHeader()), zeroGradCall()).bind("zero"), this);
 }
 
 void ZeroGradBetweenBackwardAndStepCheck::check(const MatchFinder::MatchResult &Result) {

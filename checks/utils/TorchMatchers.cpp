@@ -172,6 +172,20 @@ bool isLossName(StringRef Name) {
   return Name.ends_with_insensitive("loss") || llvm::is_contained(names::LossFunctions, Name);
 }
 
+SourceLocation ownLocation(const Stmt *S) {
+  if (const auto *E = dyn_cast<Expr>(S)) {
+    // Implicit wrappers (temporaries, casts, cleanups) start where what they wrap starts.
+    E = E->IgnoreImplicit();
+    if (const auto *Call = dyn_cast<CallExpr>(E); Call && Call->getRParenLoc().isValid())
+      return Call->getRParenLoc(); // an overloaded operator's is the operator
+    if (const auto *Sub = dyn_cast<ArraySubscriptExpr>(E))
+      return Sub->getRBracketLoc();
+    if (SourceLocation Loc = E->getExprLoc(); Loc.isValid())
+      return Loc;
+  }
+  return S->getBeginLoc();
+}
+
 bool isInSystemHeader(const Decl *D) {
   return D && D->getASTContext().getSourceManager().isInSystemHeader(D->getLocation());
 }
