@@ -141,7 +141,8 @@ Expected<std::vector<std::string>> readList(StringRef Path) {
                                Path.str().c_str(), Buffer.getError().message().c_str());
     Text = (*Buffer)->getBuffer().str();
   } else {
-    Expected<std::string> Read = readRegularFile(Path, Path + ": cannot read file list", MaxListBytes);
+    Expected<std::string> Read = readRegularFile(Path, Path + ": cannot read file list", MaxListBytes,
+                                           /*AllowPipe=*/true);
     if (!Read)
       return Read.takeError();
     Text = std::move(*Read);

@@ -262,7 +262,8 @@ ErrorOr<std::unique_ptr<vfs::File>> RegularFilesOnly::openFileForRead(const Twin
   return ProxyFileSystem::openFileForRead(Name);
 }
 
-Expected<std::string> readRegularFile(StringRef Path, const Twine &What, uint64_t MaxBytes) {
+Expected<std::string> readRegularFile(StringRef Path, const Twine &What, uint64_t MaxBytes,
+                                      bool AllowPipe) {
   auto Fail = [&](const Twine &Why, std::error_code EC) -> Error {
     return createStringError(EC, "%s: %s", What.str().c_str(), Why.str().c_str());
   };
@@ -273,6 +274,27 @@ Expected<std::string> readRegularFile(StringRef Path, const Twine &What, uint64_
   }
   auto Close = make_scope_exit([Fd] { ::close(Fd); });
   struct stat St;
+  bool Pipe = AllowPipe && ::fstat(Fd, &St) == 0 && S_ISFIFO(St.st_mode);
+  if (Pipe) {
+    // A stream the user named (`--files-from <(git diff ...)`): read to its end, bounded; a
+    // FIFO nobody writes to ends at once.
+    ::fcntl(Fd, F_SETFL, ::fcntl(Fd, F_GETFL) & ~O_NONBLOCK);
+    std::string Text;
+    char Chunk[65536];
+    for (ssize_t N; (N = ::read(Fd, Chunk, sizeof(Chunk))) != 0;) {
+      if (N < 0 && errno == EINTR)
+        continue;
+      if (N < 0) {
+        std::error_code EC(errno, std::generic_category());
+        return Fail(EC.message(), EC);
+      }
+      Text.append(Chunk, N);
+      if (Text.size() > MaxBytes)
+        return Fail("larger than " + Twine(MaxBytes >> 20) + " MiB",
+                    std::make_error_code(std::errc::file_too_large));
+    }
+    return Text;
+  }
   if (::fstat(Fd, &St) != 0 || !S_ISREG(St.st_mode) || !isRealFile(Path))
     return Fail("not a regular file", notRegularFile());
   if (uint64_t(St.st_size) > MaxBytes)

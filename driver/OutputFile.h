@@ -75,8 +75,10 @@ inline constexpr uint64_t MaxConfigBytes = uint64_t(16) << 20;
 /// blocking on open: a FIFO, a device (/dev/zero, /dev/stdin) or a file under /proc, /sys or
 /// /dev is refused, never waited for nor read forever. Errors start with \p What (e.g.
 /// "compile_commands.json: cannot read the compilation database").
+/// With \p AllowPipe, a pipe or FIFO (a stream the user named) is read to its end instead,
+/// bounded the same way.
 llvm::Expected<std::string> readRegularFile(llvm::StringRef Path, const llvm::Twine &What,
-                                            uint64_t MaxBytes);
+                                            uint64_t MaxBytes, bool AllowPipe = false);
 
 /// Whether \p Path is a file whose content is real: a regular file outside the kernel's
 /// pseudo file systems (/proc, /sys report size 0 and generate their content; /dev).
