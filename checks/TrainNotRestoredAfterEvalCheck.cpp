@@ -63,22 +63,49 @@ bool restoresTraining(const LoopEvent &E, ASTContext &Ctx) {
   return Enabled;
 }
 
+/// A call of a user function whose body is in another translation unit.
+AST_MATCHER(CallExpr, callsBodyElsewhere) {
+  const FunctionDecl *FD = Node.getDirectCallee();
+  return FD && !FD->getDefinition() && !isInSystemHeader(FD);
+}
+
+/// The module a helper of another TU is handed: its object, or its first module argument.
+const ValueDecl *moduleHandedTo(const CallExpr *Helper, AutogradModel &Model) {
+  if (const Expr *Object = Model.callShape(Helper).Object; Object && isModuleType(Object->getType()))
+    return entityOf(Object);
+  for (const Expr *Arg : Helper->arguments())
+    if (isModuleType(Arg->getType().getNonReferenceType()))
+      return entityOf(Arg);
+  return nullptr;
+}
+
 } // namespace
 
 void TrainNotRestoredAfterEvalCheck::registerMatchers(MatchFinder *Finder) {
   TorchCheck::registerMatchers(Finder);
   Finder->addMatcher(callExpr(unless(matchers::isExpansionInSystemHeader()), matchers::moduleMethodCall({"eval"})).bind("eval"),
                      this);
+  // A helper of another TU that the project index says switches to eval() and not back.
+  Finder->addMatcher(callExpr(unless(isExpansionInSystemHeader()), callsBodyElsewhere()).bind("helper"), this);
 }
 
 void TrainNotRestoredAfterEvalCheck::check(const MatchFinder::MatchResult &Result) {
   const auto *Eval = Result.Nodes.getNodeAs<CallExpr>("eval");
+  const auto *Helper = Result.Nodes.getNodeAs<CallExpr>("helper");
   ASTContext &Ctx = *Result.Context;
   AutogradModel &Model = model(Ctx);
+  if (Helper) {
+    std::optional<uint32_t> Facts = Model.indexedFacts(Helper->getDirectCallee());
+    if (!Facts || !(*Facts & FunctionSummary::Eval) || (*Facts & FunctionSummary::Train))
+      return;
+    Eval = Helper;
+  }
   const FunctionDecl *Fn = enclosingFunction(Eval, Ctx);
   if (Eval->getBeginLoc().isMacroID() || !Fn || (Fn->isDependentContext() && !isUninstantiatedPattern(Fn)))
     return;
   std::optional<EvalSite> At = evalSite(Eval, Model);
+  if (At && Helper)
+    At->Module = moduleHandedTo(Helper, Model);
   if (!At || !At->Module)
     return;
   // A helper (or lambda) that switches the module back with train() after its eval() leaves it
@@ -136,14 +163,17 @@ void TrainNotRestoredAfterEvalCheck::check(const MatchFinder::MatchResult &Resul
   bool StepsBefore = llvm::all_of(Model.loop(At->Loop).Events, [&](const LoopEvent &E) {
     return (E.Kind != LoopEventKind::Backward && E.Kind != LoopEventKind::Step) || Before(E.Site, At->Site);
   });
-  if (At->Site == Eval && StepsBefore && Body && !Body->body_empty())
+  if (!Helper && At->Site == Eval && StepsBefore && Body && !Body->body_empty())
     if (std::string Train = fixits::sameObjectCall(Eval, "train", At->Loop, Ctx); !Train.empty())
       Fix = fixits::insertBefore(Body->body_front(), Train + ";", Ctx);
-  diag(Eval->getBeginLoc(), "'%0' is put in evaluation mode here and not back in training mode before "
+  diag(Eval->getBeginLoc(), "'%0' is put in evaluation mode %1 and not back in training mode before "
                             "the next training step: dropout stays off and batch norm keeps using its "
                             "running statistics; consider calling %0->train() at the start of each "
                             "training phase")
-      << At->Module->getName() << Fix;
+      << At->Module->getName()
+      << (Helper ? ("by '" + Helper->getDirectCallee()->getNameAsString() + "' (defined in another file)")
+                 : std::string("here"))
+      << Fix;
   if (At->Site != Eval)
     diag(At->Site->getBeginLoc(), "evaluation called here", DiagnosticIDs::Note);
   diag(Next->Site->getBeginLoc(), "next training step", DiagnosticIDs::Note);

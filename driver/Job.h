@@ -24,6 +24,9 @@ struct Job {
   /// A file holding the text to analyze instead of the contents on disk of Header, or of
   /// File without one (an editor's unsaved buffer).
   std::string Overlay;
+  /// The project index (ProjectIndex JSON) the checks answer calls into other TUs from;
+  /// empty: an empty index (the first pass over a project, which builds it).
+  std::string IndexFile;
 };
 
 void to_json(nlohmann::json &J, const Job &Jb);

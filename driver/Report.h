@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -83,6 +84,11 @@ struct JobResult {
   std::vector<std::pair<std::string, std::string>> Lookups;
   /// "built" or "used" when the analysis loaded an automatic preamble (Preamble.h).
   std::string Preamble;
+  /// The summaries of the functions this TU defines (ProjectIndex JSON), for the project index.
+  std::string Summaries;
+  /// The functions of other TUs the checks asked the project index about, with a hash of the
+  /// answer (ProjectIndex::answerHash; 0: unknown): the result holds while these hold.
+  std::map<std::string, uint64_t> Consulted;
 };
 
 bool isCompilerError(const Finding &F);
@@ -99,7 +105,7 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Finding, Check, Level, Primary, 
                                                 BuildDirectory, WarningAsError, Aliases, PartialParse)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(JobResult, File, Header, Analyzed, Problem, Errors,
                                                 DowngradedStd, DowngradeReason, Cuda, Findings, Inputs, Lookups,
-                                                Preamble)
+                                                Preamble, Summaries, Consulted)
 
 } // namespace torchtidy::driver
 

@@ -7,6 +7,8 @@
 #include "Options.h"
 #include "Preamble.h"
 #include "TorchTidyModule.h"
+#include "utils/ProjectIndex.h"
+#include "utils/Summaries.h"
 
 #include "clang-tidy/ClangTidy.h"
 #include "clang-tidy/ClangTidyModule.h"
@@ -44,7 +46,8 @@ void to_json(json &J, const Job &Jb) {
            {"header", Jb.Header},
            {"commands", Commands},
            {"header_roots", Jb.HeaderRoots},
-           {"overlay", Jb.Overlay}};
+           {"overlay", Jb.Overlay},
+           {"index", Jb.IndexFile}};
 }
 
 void from_json(const json &J, Job &Jb) {
@@ -52,6 +55,7 @@ void from_json(const json &J, Job &Jb) {
   J.at("header").get_to(Jb.Header);
   J.at("header_roots").get_to(Jb.HeaderRoots);
   J.at("overlay").get_to(Jb.Overlay);
+  J.at("index").get_to(Jb.IndexFile);
   for (const json &C : J.at("commands"))
     Jb.Commands.emplace_back(C.at("directory").get<std::string>(), C.at("file").get<std::string>(),
                              C.at("arguments").get<std::vector<std::string>>(),
@@ -75,8 +79,8 @@ private:
 /// deserialize them all), which costs several times the parse itself.
 class UserCodeConsumer : public MultiplexConsumer {
 public:
-  UserCodeConsumer(std::unique_ptr<ASTConsumer> Tidy, const SourceManager &SM)
-      : MultiplexConsumer(makeVector(std::move(Tidy))), SM(SM) {}
+  UserCodeConsumer(std::unique_ptr<ASTConsumer> Tidy, const SourceManager &SM, ProjectIndex &Summaries)
+      : MultiplexConsumer(makeVector(std::move(Tidy))), SM(SM), Summaries(Summaries) {}
 
   bool HandleTopLevelDecl(DeclGroupRef Group) override {
     for (Decl *D : Group) {
@@ -90,6 +94,8 @@ public:
   void HandleTranslationUnit(ASTContext &Ctx) override {
     Ctx.setTraversalScope(UserDecls);
     MultiplexConsumer::HandleTranslationUnit(Ctx);
+    // What this TU's functions do, for the project index (from this TU alone).
+    Summaries.merge(summarizeTranslationUnit(Ctx));
   }
 
 private:
@@ -99,6 +105,7 @@ private:
     return V;
   }
   const SourceManager &SM;
+  ProjectIndex &Summaries;
   std::vector<Decl *> UserDecls;
 };
 
@@ -110,9 +117,11 @@ public:
 
   /// How the preambles of the compile commands run so far were used, and their inputs.
   PreambleUse Preamble;
+  /// The summaries of the functions the TU defines (of every compile command's parse).
+  ProjectIndex Summaries;
 
   std::unique_ptr<FrontendAction> create() override {
-    return std::make_unique<Action>(ConsumerFactory);
+    return std::make_unique<Action>(ConsumerFactory, Summaries);
   }
 
   bool runInvocation(std::shared_ptr<CompilerInvocation> Invocation, FileManager *Files,
@@ -133,14 +142,16 @@ public:
 private:
   class Action : public ASTFrontendAction {
   public:
-    explicit Action(ClangTidyASTConsumerFactory &Factory) : Factory(Factory) {}
+    Action(ClangTidyASTConsumerFactory &Factory, ProjectIndex &Summaries)
+        : Factory(Factory), Summaries(Summaries) {}
     std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance &CI, StringRef File) override {
       return std::make_unique<UserCodeConsumer>(Factory.createASTConsumer(CI, File),
-                                                CI.getSourceManager());
+                                                CI.getSourceManager(), Summaries);
     }
 
   private:
     ClangTidyASTConsumerFactory &Factory;
+    ProjectIndex &Summaries;
   };
 
   ClangTidyASTConsumerFactory ConsumerFactory;
@@ -462,6 +473,20 @@ int runWorker(const Job &J, StringRef OutPath) {
   Result.File = J.File;
   Result.Header = J.Header;
 
+  // The checks answer calls into other TUs from the index the coordinator built from the
+  // compilation database, never from a file found near the sources (which may be stale);
+  // an empty one in the pass that builds it, which still records what was asked.
+  auto Index = std::make_shared<ProjectIndex>();
+  if (!J.IndexFile.empty()) {
+    Expected<ProjectIndex> Loaded = ProjectIndex::load(J.IndexFile);
+    if (!Loaded) {
+      errs() << "torchtidy: error: " << toString(Loaded.takeError()) << "\n";
+      return 3;
+    }
+    *Index = std::move(*Loaded);
+  }
+  ProjectIndex::setForProcess(Index);
+
   // Absolute now: the tool moves the working directory to each command's directory.
   SmallString<256> CacheDir(cacheDirectory());
   if (!CacheDir.empty())
@@ -563,6 +588,9 @@ int runWorker(const Job &J, StringRef OutPath) {
   Result.Lookups.assign(Disk->lookups().begin(), Disk->lookups().end());
   Result.Lookups.insert(Result.Lookups.end(), Factory.Preamble.Lookups.begin(),
                         Factory.Preamble.Lookups.end());
+  Result.Summaries = Factory.Summaries.toJSONText();
+  for (const auto &C : Index->consulted())
+    Result.Consulted[C.getKey().str()] = C.getValue();
   Result.Preamble = Factory.Preamble.How == PreambleUse::Built  ? "built"
                     : Factory.Preamble.How == PreambleUse::Used ? "used"
                                                                 : "";

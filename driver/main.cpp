@@ -3,6 +3,7 @@
 // report from their results; a crashing or failing TU never loses the others' findings.
 #include "Cache.h"
 #include "CompileFlags.h"
+#include "utils/ProjectIndex.h"
 #include "Emit.h"
 #include "Inputs.h"
 #include "Interrupt.h"
@@ -92,7 +93,7 @@ std::vector<std::string> configFiles(const std::vector<Job> &Jobs) {
 /// replays its result; results come back in job order whatever order the workers finish in.
 std::vector<WorkerOutcome> runJobs(const std::vector<Job> &Jobs, StringRef Self,
                                    ArrayRef<const char *> OriginalArgs, unsigned Parallel,
-                                   ResultCache *Cache) {
+                                   ResultCache *Cache, bool Replay = true) {
   std::vector<WorkerOutcome> Outcomes(Jobs.size());
   SmallString<128> TmpDir;
   if (std::error_code EC = createTemporaryDirectory("torchtidy", TmpDir)) {
@@ -122,7 +123,7 @@ std::vector<WorkerOutcome> runJobs(const std::vector<Job> &Jobs, StringRef Self,
     WorkerOutcome &Out = Outcomes[I];
     std::string Key = Cache ? Cache->key(Jobs[I]) : "";
     // --fix edits files: it applies only what an analysis of them saw just now.
-    if (Cache && !Fix && !FixNotes)
+    if (Cache && Replay && !Fix && !FixNotes)
       if (std::optional<JobResult> Hit = Cache->lookup(Key)) {
         Out.Result = std::move(*Hit);
         ReportProgress(I);
@@ -149,6 +150,92 @@ std::vector<WorkerOutcome> runJobs(const std::vector<Job> &Jobs, StringRef Self,
   sys::fs::remove(TmpDir);
   forgetTemporary(TmpDir);
   return Outcomes;
+}
+
+/// The project index of a run: the summaries of every TU's functions (ProjectIndex.h).
+torchtidy::ProjectIndex projectIndexOf(const std::vector<WorkerOutcome> &Outcomes) {
+  torchtidy::ProjectIndex Index;
+  for (const WorkerOutcome &O : Outcomes) {
+    if (O.Result.Summaries.empty())
+      continue;
+    if (Expected<torchtidy::ProjectIndex> I = torchtidy::ProjectIndex::fromJSON(O.Result.Summaries))
+      Index.merge(*I);
+    else
+      consumeError(I.takeError());
+  }
+  return Index;
+}
+
+/// `torchtidy index`: writes the project index of \p Outcomes to \p Out.
+int writeProjectIndex(const std::vector<WorkerOutcome> &Outcomes, OutputFile &Out) {
+  torchtidy::ProjectIndex Index = projectIndexOf(Outcomes);
+  unsigned Failed = 0;
+  bool Internal = false;
+  for (const WorkerOutcome &O : Outcomes) {
+    Internal |= O.Internal;
+    if (!O.Result.Analyzed) {
+      ++Failed;
+      warning(O.Result.File + ": " + (O.Result.Problem.empty() ? "not analyzed" : O.Result.Problem) +
+              "; its functions are summarized from what parsed");
+    }
+  }
+  std::string Text;
+  Text = Index.toJSONText() + "\n";
+  if (Error E = Out.write(Text)) {
+    error(toString(std::move(E)));
+    return ExitInternal;
+  }
+  if (Error E = Out.commit()) {
+    error(toString(std::move(E)));
+    return ExitInternal;
+  }
+  if (!Quiet)
+    errs() << "torchtidy: index: " << Index.size() << " function(s) from " << Outcomes.size() - Failed
+           << " of " << Outcomes.size() << " translation unit(s)\n";
+  return Internal ? ExitInternal : ExitClean;
+}
+
+/// Analyzes again, with the complete project index, every TU whose checks asked about a
+/// function of another TU and got an answer the complete index does not give (on a first run:
+/// the TUs that call into other TUs; on an unchanged project: none, their cached results
+/// were made with the same index).
+void completeWithProjectIndex(const std::vector<Job> &Jobs, std::vector<WorkerOutcome> &Outcomes,
+                              StringRef Self, ArrayRef<const char *> OriginalArgs, unsigned Parallel,
+                              ResultCache *Cache) {
+  torchtidy::ProjectIndex Index = projectIndexOf(Outcomes);
+  std::vector<size_t> Stale;
+  for (size_t I = 0; I < Outcomes.size(); ++I)
+    if (!Outcomes[I].Internal &&
+        llvm::any_of(Outcomes[I].Result.Consulted,
+                     [&](const auto &C) { return Index.answerHash(C.first) != C.second; }))
+      Stale.push_back(I);
+  if (Stale.empty())
+    return;
+  SmallString<128> Path;
+  int FD;
+  if (std::error_code EC = sys::fs::createTemporaryFile("torchtidy-index", "json", FD, Path)) {
+    warning("cannot write the project index: " + EC.message() +
+            "; calls into other translation units are not followed");
+    return;
+  }
+  sys::fs::closeFile(FD);
+  removeOnInterrupt(Path);
+  if (Error E = Index.save(Path)) {
+    warning(toString(std::move(E)) + "; calls into other translation units are not followed");
+    sys::fs::remove(Path);
+    forgetTemporary(Path);
+    return;
+  }
+  std::vector<Job> Again;
+  for (size_t I : Stale) {
+    Again.push_back(Jobs[I]);
+    Again.back().IndexFile = std::string(Path);
+  }
+  std::vector<WorkerOutcome> Second = runJobs(Again, Self, OriginalArgs, Parallel, Cache, /*Replay=*/false);
+  for (size_t K = 0; K < Stale.size(); ++K)
+    Outcomes[Stale[K]] = std::move(Second[K]);
+  sys::fs::remove(Path);
+  forgetTemporary(Path);
 }
 
 int runWorkerFromFile(StringRef Path) {
@@ -261,7 +348,9 @@ int main(int argc, const char **argv) {
   argv = ArgPointers.data();
   // `torchtidy lsp [options]`: the options apply to every analysis the server runs.
   bool Lsp = argc > 1 && StringRef(argv[1]) == "lsp";
-  if (Lsp) {
+  // `torchtidy index [options] [files]`: writes the project index for the clang-tidy plugin.
+  bool IndexOnly = argc > 1 && StringRef(argv[1]) == "index";
+  if (Lsp || IndexOnly) {
     argv[1] = argv[0];
     ++argv;
     --argc;
@@ -374,6 +463,8 @@ int main(int argc, const char **argv) {
     }
     Known = std::move(*B);
   }
+  if (IndexOnly && Output.empty())
+    Output = "torchtidy-index.json";
   Expected<std::unique_ptr<OutputFile>> ReportOut = OutputFile::create(Output);
   Expected<std::unique_ptr<OutputFile>> FixesOut = OutputFile::create(ExportFixes);
   Expected<std::unique_ptr<OutputFile>> SarifOut = OutputFile::create(SarifOutput);
@@ -444,6 +535,9 @@ int main(int argc, const char **argv) {
   std::string Self = sys::fs::getMainExecutable(argv[0], (void *)&runWorkerFromFile);
   std::unique_ptr<ResultCache> Cache = ResultCache::open();
   std::vector<WorkerOutcome> Outcomes = runJobs(P->Jobs, Self, OriginalArgs, Parallel, Cache.get());
+  if (IndexOnly)
+    return writeProjectIndex(Outcomes, **ReportOut);
+  completeWithProjectIndex(P->Jobs, Outcomes, Self, OriginalArgs, Parallel, Cache.get());
   if (Cache) {
     Cache->trim();
     if (CacheStats) {

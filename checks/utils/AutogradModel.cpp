@@ -220,7 +220,15 @@ AutogradModel &AutogradModel::get(ASTContext &Ctx, const ModelOptions &Options) 
 }
 
 AutogradModel::AutogradModel(ASTContext &Ctx, ModelOptions Options)
-    : Ctx(Ctx), Opts(std::move(Options)), P(std::make_unique<Impl>()) {}
+    : Ctx(Ctx), Opts(std::move(Options)),
+      Index(Opts.UseProjectIndex ? ProjectIndex::forContext(Ctx, Opts.ProjectIndexPath) : nullptr),
+      P(std::make_unique<Impl>()) {}
+
+std::optional<uint32_t> AutogradModel::indexedFacts(const FunctionDecl *Callee) const {
+  if (!Index || !Callee || Callee->getDefinition() || isInSystemHeader(Callee))
+    return std::nullopt;
+  return Index->factsOf(Callee);
+}
 AutogradModel::~AutogradModel() = default;
 
 // ---- calls and functions -------------------------------------------------------------------
@@ -682,7 +690,7 @@ OriginResult AutogradModel::originAt(const Expr *E) {
   const auto *Ref = dyn_cast<DeclRefExpr>(E->IgnoreUnlessSpelledInSource());
   if (const Expr *Value = Ref ? lastAssignedValue(Ref) : nullptr)
     return originAt(Value);
-  return classifyTensor(E, Ctx);
+  return classifyTensor(E, Ctx, Index);
 }
 
 /// The value of the assignment to a local tensor that runs last before \p Ref on every path:
@@ -783,6 +791,21 @@ StmtMatcher AutogradModel::event(LoopEventKind K) {
   llvm_unreachable("unknown loop event");
 }
 
+namespace {
+/// The project index's fact for event \p K.
+uint32_t eventFact(LoopEventKind K) {
+  switch (K) {
+  case LoopEventKind::Forward: return FunctionSummary::Forward;
+  case LoopEventKind::Backward: return FunctionSummary::Backward;
+  case LoopEventKind::Step: return FunctionSummary::Step;
+  case LoopEventKind::ZeroGrad: return FunctionSummary::ZeroGrad;
+  case LoopEventKind::Eval: return FunctionSummary::Eval;
+  case LoopEventKind::Train: return FunctionSummary::Train;
+  }
+  llvm_unreachable("unknown loop event");
+}
+} // namespace
+
 llvm::ArrayRef<LoopEvent> AutogradModel::eventsIn(const Stmt *Root) {
   auto [It, Inserted] = P->Events.try_emplace(Root);
   if (!Inserted || !Root)
@@ -801,6 +824,13 @@ llvm::ArrayRef<LoopEvent> AutogradModel::eventsIn(const Stmt *Root) {
     if (Direct || !Call || Opts.CallDepth == 0)
       continue;
     for (const FunctionDecl *Callee : possibleCallees(*this, Call)) {
+      // A function of another translation unit: what the project index says it runs.
+      if (std::optional<uint32_t> Facts = indexedFacts(Callee)) {
+        for (LoopEventKind K : AllEvents)
+          if (*Facts & eventFact(K))
+            Events.push_back({K, Call, Call, 1});
+        continue;
+      }
       const FunctionDecl *Def = Callee->getDefinition();
       if (!Def || !Def->hasBody() || isInSystemHeader(Def))
         continue;
@@ -1465,7 +1495,7 @@ bool AutogradModel::feedsGradient(const ValueDecl *D, const FunctionDecl *Writte
 
 namespace {
 /// Whether \p Fn's own code shows tensors on an accelerator (see mayUseAccelerator).
-bool showsAccelerator(const FunctionDecl *Fn, ASTContext &Ctx) {
+bool showsAcceleratorHere(const FunctionDecl *Fn, ASTContext &Ctx) {
   if (const auto *MD = dyn_cast<CXXMethodDecl>(Fn))
     for (const FieldDecl *F : MD->getParent()->fields())
       if (isSameOrDerivedFrom(recordOf(F->getType()), names::Device))
@@ -1502,13 +1532,25 @@ bool showsAccelerator(const FunctionDecl *Fn, ASTContext &Ctx) {
 }
 } // namespace
 
-bool AutogradModel::mayUseAccelerator(const Stmt *S) {
-  auto Shows = [&](const FunctionDecl *Fn) {
-    auto [It, Inserted] = P->ShowsAccelerator.try_emplace(Fn, false);
-    if (Inserted)
-      It->second = showsAccelerator(Fn, Ctx);
+bool AutogradModel::showsAccelerator(const FunctionDecl *Fn) {
+  auto [It, Inserted] = P->ShowsAccelerator.try_emplace(Fn, false);
+  if (!Inserted)
     return It->second;
-  };
+  bool Shows = showsAcceleratorHere(Fn, Ctx);
+  // A loader of another TU that moves its batches to the GPU.
+  if (!Shows && Index && Fn->getBody())
+    for (const BoundNodes &B : match(findAll(callExpr().bind("call")), *Fn->getBody(), Ctx)) {
+      std::optional<uint32_t> Facts = indexedFacts(B.getNodeAs<CallExpr>("call")->getDirectCallee());
+      if (Facts && (*Facts & FunctionSummary::Accelerator)) {
+        Shows = true;
+        break;
+      }
+    }
+  return P->ShowsAccelerator[Fn] = Shows;
+}
+
+bool AutogradModel::mayUseAccelerator(const Stmt *S) {
+  auto Shows = [&](const FunctionDecl *Fn) { return showsAccelerator(Fn); };
   llvm::SmallPtrSet<const FunctionDecl *, 8> Seen;
   std::function<bool(const FunctionDecl *, unsigned)> Around = [&](const FunctionDecl *Fn, unsigned Depth) {
     if (!Fn || !Seen.insert(Fn).second)

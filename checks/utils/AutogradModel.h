@@ -8,6 +8,7 @@
 // exactly as long as the ASTContext it describes (clang-tidy creates checks per TU, and the
 // plugin runs many TUs in one process).
 
+#include "utils/ProjectIndex.h"
 #include "utils/TensorOrigin.h"
 #include "utils/TorchMatchers.h"
 
@@ -160,10 +161,17 @@ struct ModelOptions {
   /// this regular expression matches (case-insensitively, anywhere in the name) is taken to
   /// train: to run backward() and step() (`train_step(batch)`, `trainer.update(loss)`).
   std::string TrainingCallNames = "backward|step|train|update|optimi[sz]e|fit";
+  /// Whether calls into functions defined in other translation units are answered from the
+  /// project index (ProjectIndex::forContext); false when computing the index itself, whose
+  /// summaries must depend on their own TU only.
+  bool UseProjectIndex = true;
+  /// The index file to read (option ProjectIndex); empty: found upwards from the main file.
+  std::string ProjectIndexPath;
 
   bool operator==(const ModelOptions &O) const {
     return CallDepth == O.CallDepth && UninstantiatedTemplates == O.UninstantiatedTemplates &&
-           TrainingCallNames == O.TrainingCallNames;
+           TrainingCallNames == O.TrainingCallNames && UseProjectIndex == O.UseProjectIndex &&
+           ProjectIndexPath == O.ProjectIndexPath;
   }
 };
 
@@ -182,6 +190,15 @@ public:
   const ModelOptions &options() const { return Opts; }
   /// How many levels of user functions, lambdas and callers queries follow (CallDepth).
   unsigned depth() const { return Opts.CallDepth; }
+  /// What the project's other translation units define (ProjectIndex); null when none.
+  const ProjectIndex *index() const { return Index; }
+  /// The facts the project index holds for \p Callee, a user function whose body this TU does
+  /// not hold (FunctionSummary::Fact bits); nullopt when unknown or when it has a body here.
+  std::optional<uint32_t> indexedFacts(const clang::FunctionDecl *Callee) const;
+  /// Whether \p Fn's own code shows tensors on an accelerator: a torch::Device parameter or
+  /// field, `.cuda()`, a device other than the CPU, a CUDA query, or a call of a function of
+  /// another TU that does.
+  bool showsAccelerator(const clang::FunctionDecl *Fn);
 
   // ---- calls and functions ---------------------------------------------------------------
   /// The calls of \p FD (or of any instantiation of its pattern) in user code.
@@ -372,6 +389,7 @@ private:
   struct Impl;
   clang::ASTContext &Ctx;
   const ModelOptions Opts;
+  const ProjectIndex *Index = nullptr;
   std::unique_ptr<Impl> P;
   friend struct Impl;
 };

@@ -230,8 +230,12 @@ bool AutogradModel::isOpaqueTrainingCall(const CallExpr *Call) {
   if (!P->TrainingCallNames)
     P->TrainingCallNames.emplace(Opts.TrainingCallNames, llvm::Regex::IgnoreCase);
   const llvm::Regex &Names = *P->TrainingCallNames;
-  if (const FunctionDecl *FD = Call->getDirectCallee())
+  if (const FunctionDecl *FD = Call->getDirectCallee()) {
+    // The project index knows what a function of another TU runs; the name is a guess.
+    if (std::optional<uint32_t> Facts = indexedFacts(FD))
+      return *Facts & (FunctionSummary::Backward | FunctionSummary::Step | FunctionSummary::Grad);
     return FD->getIdentifier() && !FD->getDefinition() && !isInSystemHeader(FD) && Names.match(FD->getName());
+  }
   // On an object of dependent type (`trainer.update(loss)` in a template) nothing is known.
   StringRef Name = dependentMemberName(Call->getCallee());
   return !Name.empty() && Names.match(Name);

@@ -1,5 +1,6 @@
 #include "utils/TensorOrigin.h"
 
+#include "utils/ProjectIndex.h"
 #include "utils/TorchMatchers.h"
 
 #include "clang/AST/ExprCXX.h"
@@ -59,7 +60,7 @@ int rank(TensorOrigin K) {
 
 class Classifier {
 public:
-  explicit Classifier(ASTContext &Ctx) : Ctx(Ctx) {}
+  Classifier(ASTContext &Ctx, const ProjectIndex *Index) : Ctx(Ctx), Index(Index) {}
 
   OriginResult classify(const Expr *E, unsigned Depth = 0) {
     if (!E || Depth > 8)
@@ -190,7 +191,7 @@ private:
     }
     // A user method returning a tensor: look at what it returns.
     if (isTensorType(MCE->getType()))
-      return classifyUserFunction(MD, Depth);
+      return classifyUserFunction(MD, Depth, MCE);
     return {};
   }
 
@@ -238,7 +239,7 @@ private:
         tensorArgs(Arg, Inputs);
       return derived(CE, Inputs, Depth);
     }
-    return classifyUserFunction(FD, Depth);
+    return classifyUserFunction(FD, Depth, CE);
   }
 
   /// Element \p Index of the tuple \p Tuple: the indices that max / min / sort / topk /
@@ -260,8 +261,15 @@ private:
   }
 
   /// A tensor returned by a function of the user's: as attached as what it returns.
-  OriginResult classifyUserFunction(const FunctionDecl *FD, unsigned Depth) {
+  /// One defined in another TU: as the project index says (graph-attached, or unknown).
+  OriginResult classifyUserFunction(const FunctionDecl *FD, unsigned Depth, const Expr *Call) {
     const FunctionDecl *Def = FD ? FD->getDefinition() : nullptr;
+    if (FD && !Def && Index && !isInSystemHeader(FD)) {
+      std::optional<uint32_t> Facts = Index->factsOf(FD);
+      if (Facts && (*Facts & FunctionSummary::ReturnsGraph))
+        return {TensorOrigin::GraphAttached, Call};
+      return {};
+    }
     if (!Def || !Def->hasBody() || isInSystemHeader(Def) || !ActiveFunctions.insert(Def).second)
       return {};
     OriginResult R;
@@ -328,8 +336,31 @@ private:
           R = join(R, classify(Mark, Depth + 1));
         }
       }
+      if (Index)
+        R = join(R, writtenByOtherUnits(VD, FD));
     }
     ActiveVars.erase(VD);
+    return R;
+  }
+
+  /// \p VD handed by reference to a function of another TU that assigns it a graph-attached
+  /// tensor (`forward_into(x, out)`; the project index's out-parameters).
+  OriginResult writtenByOtherUnits(const VarDecl *VD, const FunctionDecl *FD) {
+    OriginResult R;
+    auto Ref = ignoringImplicit(declRefExpr(to(varDecl(equalsNode(VD)))));
+    for (const BoundNodes &B : match(findAll(callExpr(hasAnyArgument(Ref)).bind("call")), *FD->getBody(), Ctx)) {
+      const auto *Call = B.getNodeAs<CallExpr>("call");
+      const FunctionDecl *Callee = Call->getDirectCallee();
+      if (!Callee || Callee->getDefinition() || isInSystemHeader(Callee))
+        continue;
+      uint32_t Out = Index->graphOutParamsOf(Callee);
+      unsigned Offset = isa<CXXOperatorCallExpr>(Call) && isa<CXXMethodDecl>(Callee) ? 1 : 0;
+      for (unsigned I = Offset; I < Call->getNumArgs() && I - Offset < 32; ++I) {
+        const auto *Arg = dyn_cast<DeclRefExpr>(Call->getArg(I)->IgnoreImplicit());
+        if (Arg && Arg->getDecl() == VD && (Out & (1u << (I - Offset))))
+          R = join(R, {TensorOrigin::GraphAttached, Call});
+      }
+    }
     return R;
   }
 
@@ -355,12 +386,15 @@ private:
   }
 
   ASTContext &Ctx;
+  const ProjectIndex *Index;
   llvm::SmallPtrSet<const VarDecl *, 8> ActiveVars;
   llvm::SmallPtrSet<const FunctionDecl *, 8> ActiveFunctions;
 };
 
 } // namespace
 
-OriginResult classifyTensor(const Expr *E, ASTContext &Ctx) { return Classifier(Ctx).classify(E); }
+OriginResult classifyTensor(const Expr *E, ASTContext &Ctx, const ProjectIndex *Index) {
+  return Classifier(Ctx, Index).classify(E);
+}
 
 } // namespace torchtidy

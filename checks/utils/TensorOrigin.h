@@ -9,6 +9,7 @@
 #include "clang/AST/Expr.h"
 
 namespace torchtidy {
+class ProjectIndex;
 
 enum class TensorOrigin {
   Unknown,          ///< a parameter, a field, a container element: nothing is assumed
@@ -25,7 +26,9 @@ struct OriginResult {
 };
 
 /// Classifies the tensor value of \p E (a tensor-typed expression).
-OriginResult classifyTensor(const clang::Expr *E, clang::ASTContext &Ctx);
+/// Calls into functions of other translation units are answered from \p Index when given.
+OriginResult classifyTensor(const clang::Expr *E, clang::ASTContext &Ctx,
+                            const ProjectIndex *Index = nullptr);
 
 /// \p E is graph-attached: storing it keeps its autograd graph alive.
 inline bool isGraphAttached(const clang::Expr *E, clang::ASTContext &Ctx) {

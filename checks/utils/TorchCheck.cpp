@@ -47,6 +47,7 @@ ModelOptions readModelOptions(const ClangTidyCheck::OptionsView &Options,
     Invalid("TrainingCallNames", Names, "a regular expression");
   else
     O.TrainingCallNames = Names.str();
+  O.ProjectIndexPath = Options.getLocalOrGlobal("ProjectIndex", "").str();
   return O;
 }
 

@@ -1,0 +1,334 @@
+#include "utils/ProjectIndex.h"
+
+#include "clang/Basic/SourceManager.h"
+#include "clang/Index/USRGeneration.h"
+
+#include "llvm/ADT/Hashing.h"
+#include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <map>
+#include <mutex>
+
+using namespace clang;
+namespace json = llvm::json;
+
+namespace torchtidy {
+
+namespace {
+constexpr llvm::StringLiteral FactNames[] = {"forward", "backward", "step",        "zero_grad",
+                                              "eval",    "train",    "autograd_grad", "accelerator",
+                                              "returns_graph"};
+/// The index file's format; a file of another version is refused, never misread.
+constexpr int64_t FormatVersion = 1;
+/// The most summaries an index may hold (a 100 MB index is no project's).
+constexpr size_t MaxFunctions = 1u << 20;
+json::Value toJSON(const FunctionSummary &S) {
+  json::Array Facts;
+  for (unsigned I = 0; I < std::size(FactNames); ++I)
+    if (S.Facts & (1u << I))
+      Facts.push_back(FactNames[I]);
+  json::Object O{{"name", S.Name}, {"facts", std::move(Facts)}};
+  if (S.GraphOutParams)
+    O["graph_out_params"] = int64_t(S.GraphOutParams);
+  if (!S.Callees.empty())
+    O["callees"] = S.Callees;
+  if (S.Conflicting)
+    O["conflicting"] = true;
+  return O;
+}
+
+bool fromJSON(const json::Value &V, FunctionSummary &S, json::Path P) {
+  const json::Object *O = V.getAsObject();
+  if (!O) {
+    P.report("expected an object");
+    return false;
+  }
+  json::ObjectMapper M(V, P);
+  std::vector<std::string> Facts;
+  int64_t Out = 0;
+  if (!M || !M.map("name", S.Name) || !M.map("facts", Facts) || !M.mapOptional("graph_out_params", Out) ||
+      !M.mapOptional("callees", S.Callees) || !M.mapOptional("conflicting", S.Conflicting))
+    return false;
+  if (Out < 0 || Out > int64_t(UINT32_MAX)) {
+    P.field("graph_out_params").report("out of range");
+    return false;
+  }
+  S.GraphOutParams = uint32_t(Out);
+  S.Facts = 0;
+  for (const std::string &F : Facts) {
+    const auto *It = llvm::find(FactNames, F);
+    if (It == std::end(FactNames)) {
+      P.field("facts").report("unknown fact");
+      return false;
+    }
+    S.Facts |= 1u << (It - std::begin(FactNames));
+  }
+  return true;
+}
+} // namespace
+
+std::string usrOf(const Decl *D) {
+  llvm::SmallString<128> USR;
+  if (!D || index::generateUSRForDecl(D, USR))
+    return "";
+  return std::string(USR);
+}
+
+void ProjectIndex::add(llvm::StringRef USR, FunctionSummary S) {
+  auto [It, Inserted] = Functions.try_emplace(USR, S);
+  if (Inserted)
+    return;
+  FunctionSummary &Old = It->second;
+  if (Old == S)
+    return;
+  Old.Conflicting = true;
+  Old.Facts |= S.Facts;
+  Old.GraphOutParams |= S.GraphOutParams;
+  for (std::string &C : S.Callees)
+    if (!llvm::is_contained(Old.Callees, C))
+      Old.Callees.push_back(std::move(C));
+}
+
+void ProjectIndex::merge(const ProjectIndex &Other) {
+  for (const auto &F : Other.Functions)
+    add(F.getKey(), F.getValue());
+}
+
+const FunctionSummary *ProjectIndex::find(llvm::StringRef USR) const {
+  auto It = Functions.find(USR);
+  return It == Functions.end() ? nullptr : &It->second;
+}
+
+std::optional<uint32_t> ProjectIndex::factsOf(llvm::StringRef USR) const {
+  const FunctionSummary *Root = find(USR);
+  Consulted[USR] = answerHash(USR);
+  if (!Root)
+    return std::nullopt;
+  uint32_t Facts = Root->Facts & ~FunctionSummary::ReturnsGraph;
+  llvm::StringSet<> Seen{USR};
+  std::vector<const FunctionSummary *> Work{Root};
+  while (!Work.empty()) {
+    const FunctionSummary *S = Work.back();
+    Work.pop_back();
+    for (const std::string &C : S->Callees)
+      if (Seen.insert(C).second)
+        if (const FunctionSummary *Callee = find(C)) {
+          Facts |= Callee->Facts & ~FunctionSummary::ReturnsGraph;
+          Work.push_back(Callee);
+        }
+  }
+  return Facts | (Root->Facts & FunctionSummary::ReturnsGraph);
+}
+
+std::optional<uint32_t> ProjectIndex::factsOf(const FunctionDecl *FD) const {
+  std::string USR = usrOf(FD);
+  if (USR.empty())
+    return std::nullopt;
+  return factsOf(USR);
+}
+
+uint32_t ProjectIndex::graphOutParamsOf(const FunctionDecl *FD) const {
+  std::string USR = usrOf(FD);
+  if (USR.empty())
+    return 0;
+  Consulted[USR] = answerHash(USR);
+  const FunctionSummary *S = find(USR);
+  return S ? S->GraphOutParams : 0;
+}
+
+uint64_t ProjectIndex::answerHash(llvm::StringRef USR) const {
+  const FunctionSummary *Root = find(USR);
+  if (!Root)
+    return 0;
+  // The summary and every summary reachable through its callees, in a stable order.
+  llvm::hash_code H = llvm::hash_value(USR);
+  llvm::StringSet<> Seen{USR};
+  std::vector<llvm::StringRef> Work{USR};
+  while (!Work.empty()) {
+    llvm::StringRef Cur = Work.back();
+    Work.pop_back();
+    const FunctionSummary *S = find(Cur);
+    if (!S) {
+      H = llvm::hash_combine(H, Cur, 0);
+      continue;
+    }
+    H = llvm::hash_combine(H, Cur, S->Facts, S->GraphOutParams);
+    for (const std::string &C : S->Callees)
+      if (Seen.insert(C).second)
+        Work.push_back(C);
+  }
+  uint64_t V = H;
+  return V ? V : 1;
+}
+
+std::string ProjectIndex::toJSONText() const {
+  // Sorted by USR: the same project gives the same bytes.
+  std::map<std::string, const FunctionSummary *> Sorted;
+  for (const auto &F : Functions)
+    Sorted.emplace(F.getKey().str(), &F.getValue());
+  json::Object Fns;
+  for (const auto &[USR, S] : Sorted)
+    Fns[USR] = toJSON(*S);
+  std::string Text;
+  llvm::raw_string_ostream(Text) << llvm::formatv(
+      "{0:1}", json::Value(json::Object{{"torchtidy_index", FormatVersion}, {"functions", std::move(Fns)}}));
+  return Text;
+}
+
+llvm::Expected<ProjectIndex> ProjectIndex::fromJSON(llvm::StringRef Text) {
+  llvm::Expected<json::Value> V = json::parse(Text);
+  if (!V)
+    return V.takeError();
+  const json::Object *O = V->getAsObject();
+  std::optional<int64_t> Version = O ? O->getInteger("torchtidy_index") : std::nullopt;
+  if (!Version || *Version != FormatVersion)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "not a torchtidy index of format version %d", int(FormatVersion));
+  const json::Object *Fns = O->getObject("functions");
+  if (!Fns)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), "no 'functions' object");
+  if (Fns->size() > MaxFunctions)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), "more than %zu functions",
+                                   MaxFunctions);
+  ProjectIndex I;
+  for (const auto &[USR, Value] : *Fns) {
+    FunctionSummary S;
+    json::Path::Root R("function");
+    if (!torchtidy::fromJSON(Value, S, R))
+      return llvm::createStringError(llvm::inconvertibleErrorCode(), "function '%s': %s",
+                                     USR.str().c_str(), llvm::toString(R.getError()).c_str());
+    I.add(USR, std::move(S));
+  }
+  return I;
+}
+
+llvm::Expected<ProjectIndex> ProjectIndex::load(llvm::StringRef Path) {
+  if (!llvm::sys::fs::is_regular_file(Path))
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), "%s: not a regular file",
+                                   Path.str().c_str());
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> Text =
+      llvm::MemoryBuffer::getFile(Path, /*IsText=*/true, /*RequiresNullTerminator=*/false);
+  if (!Text)
+    return llvm::createStringError(Text.getError(), "%s: %s", Path.str().c_str(),
+                                   Text.getError().message().c_str());
+  llvm::Expected<ProjectIndex> I = fromJSON((*Text)->getBuffer());
+  if (!I)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), "%s: %s", Path.str().c_str(),
+                                   llvm::toString(I.takeError()).c_str());
+  return I;
+}
+
+llvm::Error ProjectIndex::save(llvm::StringRef Path) const {
+  llvm::SmallString<256> Temp;
+  int FD;
+  llvm::SmallString<256> Model(Path);
+  Model += ".tmp-%%%%%%%%";
+  if (std::error_code EC = llvm::sys::fs::createUniqueFile(Model, FD, Temp))
+    return llvm::createStringError(EC, "cannot write %s: %s", Path.str().c_str(), EC.message().c_str());
+  {
+    llvm::raw_fd_ostream Out(FD, /*shouldClose=*/true);
+    Out << toJSONText() << "\n";
+    Out.close();
+    if (Out.has_error()) {
+      llvm::sys::fs::remove(Temp);
+      return llvm::createStringError(Out.error(), "cannot write %s: %s", Path.str().c_str(),
+                                     Out.error().message().c_str());
+    }
+  }
+  if (std::error_code EC = llvm::sys::fs::rename(Temp, Path)) {
+    llvm::sys::fs::remove(Temp);
+    return llvm::createStringError(EC, "cannot write %s: %s", Path.str().c_str(), EC.message().c_str());
+  }
+  return llvm::Error::success();
+}
+
+namespace {
+struct Loaded {
+  llvm::sys::TimePoint<> Modified;
+  uint64_t Size = 0;
+  std::shared_ptr<const ProjectIndex> Index;
+};
+std::mutex IndexMutex;
+bool ProcessIndexSet = false;
+std::shared_ptr<const ProjectIndex> ProcessIndex;
+std::map<std::string, Loaded> &loadedFiles() {
+  static std::map<std::string, Loaded> Files;
+  return Files;
+}
+/// Indexes replaced by a newer file stay alive: a model of a live TU may still point at one.
+std::vector<std::shared_ptr<const ProjectIndex>> &retired() {
+  static std::vector<std::shared_ptr<const ProjectIndex>> Old;
+  return Old;
+}
+
+/// The index in \p Path, loaded again when the file changed; null (and a note on stderr,
+/// once per file and content) when it cannot be read.
+std::shared_ptr<const ProjectIndex> loadCached(llvm::StringRef Path) {
+  llvm::sys::fs::file_status St;
+  if (llvm::sys::fs::status(Path, St) || !llvm::sys::fs::is_regular_file(St))
+    return nullptr;
+  Loaded &L = loadedFiles()[Path.str()];
+  if (L.Modified == St.getLastModificationTime() && L.Size == St.getSize() && L.Index)
+    return L.Index;
+  bool Changed = L.Modified != St.getLastModificationTime() || L.Size != St.getSize();
+  L.Modified = St.getLastModificationTime();
+  L.Size = St.getSize();
+  if (L.Index)
+    retired().push_back(std::move(L.Index));
+  llvm::Expected<ProjectIndex> I = ProjectIndex::load(Path);
+  if (!I) {
+    std::string Message = llvm::toString(I.takeError());
+    if (Changed)
+      llvm::errs() << "torchtidy: warning: project index ignored: " << Message << "\n";
+    L.Index = nullptr;
+    return nullptr;
+  }
+  L.Index = std::make_shared<const ProjectIndex>(std::move(*I));
+  return L.Index;
+}
+} // namespace
+
+void ProjectIndex::setForProcess(std::shared_ptr<const ProjectIndex> Index) {
+  std::lock_guard<std::mutex> Lock(IndexMutex);
+  ProcessIndexSet = true;
+  ProcessIndex = std::move(Index);
+}
+
+void ProjectIndex::clearForProcess() {
+  std::lock_guard<std::mutex> Lock(IndexMutex);
+  ProcessIndexSet = false;
+  ProcessIndex = nullptr;
+}
+
+const ProjectIndex *ProjectIndex::forContext(ASTContext &Ctx, llvm::StringRef OptionPath) {
+  std::lock_guard<std::mutex> Lock(IndexMutex);
+  if (ProcessIndexSet)
+    return ProcessIndex.get();
+  if (!OptionPath.empty())
+    return loadCached(OptionPath).get();
+  const SourceManager &SM = Ctx.getSourceManager();
+  OptionalFileEntryRef Main = SM.getFileEntryRefForID(SM.getMainFileID());
+  if (!Main)
+    return nullptr;
+  llvm::SmallString<256> Dir(Main->getName());
+  llvm::sys::fs::make_absolute(Dir);
+  llvm::sys::path::remove_filename(Dir);
+  for (; !Dir.empty(); Dir = llvm::sys::path::parent_path(Dir)) {
+    llvm::SmallString<256> Candidate(Dir);
+    llvm::sys::path::append(Candidate, "torchtidy-index.json");
+    if (llvm::sys::fs::exists(Candidate))
+      return loadCached(Candidate).get();
+    if (llvm::sys::path::parent_path(Dir) == Dir)
+      break;
+  }
+  return nullptr;
+}
+
+} // namespace torchtidy

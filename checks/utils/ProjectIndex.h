@@ -1,0 +1,107 @@
+#ifndef TORCHTIDY_CHECKS_UTILS_PROJECTINDEX_H
+#define TORCHTIDY_CHECKS_UTILS_PROJECTINDEX_H
+
+// What the functions of a whole project do, for the calls a translation unit makes into
+// functions whose bodies it does not hold (a forward in model.cpp, a loader in data.cpp, a
+// validation helper in eval.cpp). Each TU contributes a summary of every function it defines,
+// keyed by USR and computed from that TU alone (facts about its callees in other TUs stay
+// references, resolved here): so a TU's summaries depend only on its own text, and can be
+// cached with it. The driver builds the index over a compilation database before the checks
+// run; `torchtidy index` writes it for the clang-tidy plugin (docs/project-index.md).
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/Decl.h"
+
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace torchtidy {
+
+/// What one function does, as far as its own translation unit shows.
+struct FunctionSummary {
+  enum Fact : uint32_t {
+    Forward = 1u << 0,     ///< runs a model forward
+    Backward = 1u << 1,    ///< runs backward()
+    Step = 1u << 2,        ///< runs an optimizer's step()
+    ZeroGrad = 1u << 3,    ///< clears gradients
+    Eval = 1u << 4,        ///< switches a module to eval()
+    Train = 1u << 5,       ///< switches a module to train()
+    Grad = 1u << 6,        ///< calls torch::autograd::grad (needs the graph it is handed)
+    Accelerator = 1u << 7, ///< shows tensors on an accelerator (a device, .cuda(), a CUDA query)
+    ReturnsGraph = 1u << 8 ///< returns a graph-attached tensor
+  };
+  std::string Name; ///< qualified name, for messages
+  uint32_t Facts = 0;
+  /// Bit i: the function assigns a graph-attached tensor to its reference parameter i.
+  uint32_t GraphOutParams = 0;
+  /// The user functions it calls whose bodies its TU does not hold (USRs).
+  std::vector<std::string> Callees;
+  /// Definitions merged into this one that disagreed (inline functions seen differently).
+  bool Conflicting = false;
+
+  bool operator==(const FunctionSummary &O) const {
+    return Facts == O.Facts && GraphOutParams == O.GraphOutParams && Callees == O.Callees;
+  }
+};
+
+/// The USR of \p D (clang::index), empty when it has none.
+std::string usrOf(const clang::Decl *D);
+
+class ProjectIndex {
+public:
+  /// Adds the summary of \p USR; a second definition (an inline function in every TU that
+  /// includes its header) is merged: a fact either shows is kept, and a disagreement noted.
+  void add(llvm::StringRef USR, FunctionSummary S);
+  /// Adds every summary of \p Other.
+  void merge(const ProjectIndex &Other);
+  bool empty() const { return Functions.empty(); }
+  size_t size() const { return Functions.size(); }
+  const FunctionSummary *find(llvm::StringRef USR) const;
+
+  /// The facts of \p USR with those of the functions it calls in other TUs, to any depth
+  /// (recursion and call cycles end where a function is seen again). Records the lookup.
+  /// nullopt: the project defines no such function.
+  std::optional<uint32_t> factsOf(llvm::StringRef USR) const;
+  /// The facts of \p FD, which this TU declares without a body (see factsOf).
+  std::optional<uint32_t> factsOf(const clang::FunctionDecl *FD) const;
+  /// Bit i set: \p FD assigns a graph-attached tensor to its reference parameter i.
+  uint32_t graphOutParamsOf(const clang::FunctionDecl *FD) const;
+
+  /// The functions looked up so far with a hash of what was found (0: nothing): what a
+  /// TU's analysis depends on, to replay it only while these answers stay the same.
+  const llvm::StringMap<uint64_t> &consulted() const { return Consulted; }
+  /// A hash of the summary of \p USR as factsOf sees it (with its callees'), 0 when absent.
+  uint64_t answerHash(llvm::StringRef USR) const;
+
+  /// The index as JSON text (functions sorted by USR: the same project gives the same bytes).
+  std::string toJSONText() const;
+  static llvm::Expected<ProjectIndex> fromJSON(llvm::StringRef Text);
+  static llvm::Expected<ProjectIndex> load(llvm::StringRef Path);
+  /// Writes the index atomically (a temporary file renamed over \p Path).
+  llvm::Error save(llvm::StringRef Path) const;
+
+  /// The index that serves the translation unit of \p Ctx: the one a driver set for the
+  /// process (setForProcess), else the file named by the ProjectIndex option, else the
+  /// nearest `torchtidy-index.json` in the main file's directory or above it; null when none.
+  /// Loaded once per file and content.
+  static const ProjectIndex *forContext(clang::ASTContext &Ctx, llvm::StringRef OptionPath = "");
+  /// Makes every later forContext answer \p Index (a driver's worker, which built it from
+  /// the compilation database and must never read a file the user left behind); null: none.
+  static void setForProcess(std::shared_ptr<const ProjectIndex> Index);
+  /// Undoes setForProcess: forContext looks for files again (tests).
+  static void clearForProcess();
+
+private:
+  llvm::StringMap<FunctionSummary> Functions;
+  mutable llvm::StringMap<uint64_t> Consulted;
+};
+
+} // namespace torchtidy
+
+#endif

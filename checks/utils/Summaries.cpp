@@ -1,0 +1,102 @@
+#include "utils/Summaries.h"
+
+#include "utils/TorchMatchers.h"
+#include "utils/TorchNames.h"
+
+#include "clang/AST/ASTLambda.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/ASTMatchers/ASTMatchFinder.h"
+#include "clang/Basic/SourceManager.h"
+
+using namespace clang;
+using namespace clang::ast_matchers;
+
+namespace torchtidy {
+
+namespace {
+uint32_t factOf(LoopEventKind K) {
+  switch (K) {
+  case LoopEventKind::Forward: return FunctionSummary::Forward;
+  case LoopEventKind::Backward: return FunctionSummary::Backward;
+  case LoopEventKind::Step: return FunctionSummary::Step;
+  case LoopEventKind::ZeroGrad: return FunctionSummary::ZeroGrad;
+  case LoopEventKind::Eval: return FunctionSummary::Eval;
+  case LoopEventKind::Train: return FunctionSummary::Train;
+  }
+  llvm_unreachable("unknown loop event");
+}
+
+bool isTensorOutParam(const ParmVarDecl *P) {
+  QualType T = P->getType();
+  return T->isLValueReferenceType() && !T->getPointeeType().isConstQualified() &&
+         isTensorType(T->getPointeeType());
+}
+} // namespace
+
+FunctionSummary summarize(AutogradModel &Model, const FunctionDecl *FD) {
+  ASTContext &Ctx = Model.context();
+  FunctionSummary S;
+  S.Name = FD->getQualifiedNameAsString();
+  const Stmt *Body = FD->getBody();
+  if (!Body)
+    return S;
+  for (const LoopEvent &E : Model.eventsIn(Body))
+    S.Facts |= factOf(E.Kind);
+  if (!match(findAll(callExpr(callee(functionDecl(hasName("::torch::autograd::grad"))))), *Body, Ctx).empty())
+    S.Facts |= FunctionSummary::Grad;
+  if (Model.showsAccelerator(FD))
+    S.Facts |= FunctionSummary::Accelerator;
+  // What it returns and what it writes to its tensor reference parameters.
+  for (const BoundNodes &B : match(findAll(returnStmt().bind("ret")), *Body, Ctx)) {
+    const auto *Ret = B.getNodeAs<ReturnStmt>("ret");
+    if (Ret->getRetValue() && Model.outermostFunction(Ret) == FD && isTensorType(Ret->getRetValue()->getType()) &&
+        Model.isGraphAttached(Ret->getRetValue()))
+      S.Facts |= FunctionSummary::ReturnsGraph;
+  }
+  for (unsigned I = 0; I < FD->getNumParams() && I < 32; ++I) {
+    const ParmVarDecl *P = FD->getParamDecl(I);
+    if (!isTensorOutParam(P))
+      continue;
+    auto Target = ignoringImplicit(declRefExpr(to(parmVarDecl(equalsNode(P)))));
+    for (const BoundNodes &B :
+         match(findAll(cxxOperatorCallExpr(hasOverloadedOperatorName("="), hasArgument(0, Target)).bind("w")), *Body,
+               Ctx))
+      if (Model.isGraphAttached(B.getNodeAs<CXXOperatorCallExpr>("w")->getArg(1)))
+        S.GraphOutParams |= 1u << I;
+  }
+  // The user functions it calls: their facts join its own in the index (those of this TU are
+  // in the index too, so the chain continues through them into other TUs).
+  for (const BoundNodes &B : match(findAll(callExpr().bind("call")), *Body, Ctx)) {
+    const FunctionDecl *Callee = Model.calledFunction(B.getNodeAs<CallExpr>("call"));
+    if (!Callee || isInSystemHeader(Callee) || Callee == FD || isLambdaCallOperator(Callee))
+      continue;
+    std::string USR = usrOf(Callee);
+    if (!USR.empty() && !llvm::is_contained(S.Callees, USR))
+      S.Callees.push_back(std::move(USR));
+  }
+  return S;
+}
+
+ProjectIndex summarizeTranslationUnit(ASTContext &Ctx, ModelOptions Options) {
+  Options.UseProjectIndex = false;
+  AutogradModel &Model = AutogradModel::get(Ctx, Options);
+  const SourceManager &SM = Ctx.getSourceManager();
+  ProjectIndex Index;
+  auto Visit = [&](const FunctionDecl *FD) {
+    if (!FD->doesThisDeclarationHaveABody() || FD->isDependentContext() || FD->isImplicit() ||
+        isLambdaCallOperator(FD) || !SM.isInMainFile(SM.getExpansionLoc(FD->getLocation())))
+      return;
+    std::string USR = usrOf(FD);
+    if (!USR.empty())
+      Index.add(USR, summarize(Model, FD));
+  };
+  forEachUserDecl(Ctx, [&](Decl *D) {
+    if (const auto *FD = dyn_cast<FunctionDecl>(D))
+      Visit(FD);
+    for (const BoundNodes &B : match(decl(forEachDescendant(functionDecl().bind("f"))), *D, Ctx))
+      Visit(B.getNodeAs<FunctionDecl>("f"));
+  });
+  return Index;
+}
+
+} // namespace torchtidy

@@ -1,0 +1,22 @@
+#ifndef TORCHTIDY_CHECKS_UTILS_SUMMARIES_H
+#define TORCHTIDY_CHECKS_UTILS_SUMMARIES_H
+
+// The summaries a translation unit contributes to the project index: one per function its
+// main file defines, computed by the shared model from this TU alone (ProjectIndex.h).
+
+#include "utils/AutogradModel.h"
+#include "utils/ProjectIndex.h"
+
+namespace torchtidy {
+
+/// The summary of \p FD, a function defined in this TU, computed by \p Model (which must not
+/// read the project index itself: ModelOptions::UseProjectIndex false).
+FunctionSummary summarize(AutogradModel &Model, const clang::FunctionDecl *FD);
+
+/// The summaries of the functions defined in the main file of \p Ctx that other TUs can call
+/// (not in a template nobody instantiates, not a lambda), keyed by USR.
+ProjectIndex summarizeTranslationUnit(clang::ASTContext &Ctx, ModelOptions Options = ModelOptions());
+
+} // namespace torchtidy
+
+#endif

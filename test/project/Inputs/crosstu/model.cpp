@@ -1,0 +1,19 @@
+#include "model.h"
+
+NetImpl::NetImpl() { fc = register_module("fc", torch::nn::Linear(8, 1)); }
+torch::Tensor NetImpl::forward(torch::Tensor x) { return fc(torch::relu(x)); }
+
+PolicyImpl::PolicyImpl() { head = register_module("head", torch::nn::Linear(4, 2)); }
+torch::Tensor PolicyImpl::act(torch::Tensor obs) { return torch::softmax(head(obs), -1); }
+std::string PolicyImpl::describe() const { return "policy"; }
+
+EnergyImpl::EnergyImpl() { energy = register_module("energy", torch::nn::Linear(3, 1)); }
+torch::Tensor EnergyImpl::forward(torch::Tensor positions) {
+  if (!positions.requires_grad())
+    positions = positions.detach().requires_grad_(true);
+  torch::Tensor e = energy(positions).sum();
+  return -torch::autograd::grad({e}, {positions}, {}, /*retain_graph=*/true, /*create_graph=*/true)[0];
+}
+
+void forward_into(Net &net, const torch::Tensor &x, torch::Tensor &out) { out = net->forward(x); }
+void predict_into(Net &net, const torch::Tensor &x, torch::Tensor &out) { out = net->forward(x).detach(); }

@@ -1,0 +1,31 @@
+// The model: declared here, defined in model.cpp.
+#pragma once
+#include <torch/torch.h>
+
+struct NetImpl : torch::nn::Module {
+  NetImpl();
+  torch::Tensor forward(torch::Tensor x);
+  torch::nn::Linear fc{nullptr};
+};
+TORCH_MODULE(Net);
+
+// A policy whose action runs the network (defined in model.cpp).
+struct PolicyImpl : torch::nn::Module {
+  PolicyImpl();
+  torch::Tensor act(torch::Tensor obs);
+  std::string describe() const;
+  torch::nn::Linear head{nullptr};
+};
+TORCH_MODULE(Policy);
+
+// An energy model: its forward returns forces, -dE/dx, through torch::autograd::grad.
+struct EnergyImpl : torch::nn::Module {
+  EnergyImpl();
+  torch::Tensor forward(torch::Tensor positions);
+  torch::nn::Linear energy{nullptr};
+};
+TORCH_MODULE(Energy);
+
+// The prediction written through an out-parameter: attached, and detached.
+void forward_into(Net &net, const torch::Tensor &x, torch::Tensor &out);
+void predict_into(Net &net, const torch::Tensor &x, torch::Tensor &out);

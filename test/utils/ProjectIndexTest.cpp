@@ -1,0 +1,253 @@
+// Unit tests of utils/ProjectIndex and utils/Summaries: the summaries a TU contributes (on real
+// LibTorch code), how the index resolves calls across TUs, and what the model answers with it.
+#include "utils/AutogradModel.h"
+#include "utils/ProjectIndex.h"
+#include "utils/Summaries.h"
+
+#include "clang/ASTMatchers/ASTMatchFinder.h"
+#include "clang/Frontend/ASTUnit.h"
+#include "clang/Tooling/Tooling.h"
+
+#include <gtest/gtest.h>
+
+using namespace clang;
+using namespace clang::ast_matchers;
+using namespace torchtidy;
+
+namespace {
+
+const char *Header = R"cpp(
+#include <torch/torch.h>
+struct NetImpl : torch::nn::Module {
+  NetImpl();
+  torch::Tensor forward(torch::Tensor x);
+  torch::nn::Linear fc{nullptr};
+};
+TORCH_MODULE(Net);
+void forward_into(Net &net, const torch::Tensor &x, torch::Tensor &out);
+void predict_into(Net &net, const torch::Tensor &x, torch::Tensor &out);
+torch::Tensor forces(Net &net, torch::Tensor pos);
+std::vector<torch::Tensor> gpu_batches(int n);
+std::vector<torch::Tensor> host_batches(int n);
+float validate(Net &net, torch::Tensor x);
+float validate_restoring(Net &net, torch::Tensor x);
+void train_epoch(Net &net, torch::optim::SGD &opt, torch::Tensor x);
+void fit(Net &net, torch::optim::SGD &opt, torch::Tensor x);
+)cpp";
+
+const char *Definitions = R"cpp(
+NetImpl::NetImpl() { fc = register_module("fc", torch::nn::Linear(4, 1)); }
+torch::Tensor NetImpl::forward(torch::Tensor x) { return fc(x); }
+void forward_into(Net &net, const torch::Tensor &x, torch::Tensor &out) { out = net->forward(x); }
+void predict_into(Net &net, const torch::Tensor &x, torch::Tensor &out) { out = net->forward(x).detach(); }
+torch::Tensor forces(Net &net, torch::Tensor pos) {
+  auto e = net->forward(pos).sum();
+  return torch::autograd::grad({e}, {pos})[0];
+}
+std::vector<torch::Tensor> gpu_batches(int n) { return {torch::ones({n}).to(torch::kCUDA)}; }
+std::vector<torch::Tensor> host_batches(int n) { return {torch::ones({n})}; }
+float validate(Net &net, torch::Tensor x) {
+  net->eval();
+  torch::NoGradGuard g;
+  return net->forward(x).sum().item<float>();
+}
+float validate_restoring(Net &net, torch::Tensor x) {
+  float v = validate(net, x);
+  net->train();
+  return v;
+}
+void train_epoch(Net &net, torch::optim::SGD &opt, torch::Tensor x) {
+  opt.zero_grad();
+  net->forward(x).sum().backward();
+  opt.step();
+}
+)cpp";
+
+const char *Uses = R"cpp(
+void fit(Net &net, torch::optim::SGD &opt, torch::Tensor x) {
+  std::vector<torch::Tensor> kept;
+  for (int i = 0; i < 3; ++i) {
+    torch::Tensor attached_out;
+    forward_into(net, x, attached_out);
+    torch::Tensor detached_out;
+    predict_into(net, x, detached_out);
+    torch::Tensor from_return = forces(net, x);
+    kept.push_back(attached_out);
+    train_epoch(net, opt, x);
+  }
+}
+float on_gpu() {
+  float s = 0;
+  for (auto &b : gpu_batches(3)) s += b.sum().item<float>();
+  return s;
+}
+float on_host() {
+  float s = 0;
+  for (auto &b : host_batches(3)) s += b.sum().item<float>();
+  return s;
+}
+)cpp";
+
+std::unique_ptr<ASTUnit> parse(const std::string &Code, StringRef Name) {
+  std::vector<std::string> Args = {"-std=c++17", "-isystem", TORCHTIDY_TORCH_INCLUDE,
+                                   "-include-pch", TORCHTIDY_TEST_PCH,
+                                   "-resource-dir", TORCHTIDY_CLANG_RESOURCE_DIR};
+  return tooling::buildASTFromCodeWithArgs(Code, Args, Name);
+}
+
+const FunctionDecl *function(ASTContext &Ctx, StringRef Name) {
+  auto M = match(findAll(functionDecl(hasName(Name)).bind("f")), Ctx);
+  return M.empty() ? nullptr : M.front().getNodeAs<FunctionDecl>("f");
+}
+
+uint32_t factsOf(const ProjectIndex &I, ASTContext &Ctx, StringRef Name) {
+  std::optional<uint32_t> F = I.factsOf(usrOf(function(Ctx, Name)));
+  EXPECT_TRUE(F.has_value()) << Name.str();
+  return F.value_or(0);
+}
+
+class ProjectIndexTest : public ::testing::Test {
+protected:
+  static void SetUpTestSuite() {
+    Model = parse(std::string(Header) + Definitions, "model.cpp").release();
+    Train = parse(std::string(Header) + Uses, "train.cpp").release();
+    ASSERT_TRUE(Model && Train);
+    ASSERT_FALSE(Model->getDiagnostics().hasErrorOccurred());
+    ASSERT_FALSE(Train->getDiagnostics().hasErrorOccurred());
+    Index = new ProjectIndex(summarizeTranslationUnit(Model->getASTContext()));
+    Index->merge(summarizeTranslationUnit(Train->getASTContext()));
+  }
+  static void TearDownTestSuite() {
+    ProjectIndex::clearForProcess();
+    delete Model;
+    delete Train;
+    delete Index;
+  }
+  static ASTUnit *Model, *Train;
+  static ProjectIndex *Index;
+};
+ASTUnit *ProjectIndexTest::Model = nullptr;
+ASTUnit *ProjectIndexTest::Train = nullptr;
+ProjectIndex *ProjectIndexTest::Index = nullptr;
+
+using F = FunctionSummary;
+
+TEST_F(ProjectIndexTest, SummariesOfTheDefiningUnit) {
+  ASTContext &Ctx = Model->getASTContext();
+  EXPECT_TRUE(factsOf(*Index, Ctx, "forces") & F::Grad);
+  EXPECT_TRUE(factsOf(*Index, Ctx, "forces") & F::Forward);
+  EXPECT_TRUE(factsOf(*Index, Ctx, "gpu_batches") & F::Accelerator);
+  EXPECT_FALSE(factsOf(*Index, Ctx, "host_batches") & F::Accelerator);
+  EXPECT_EQ(factsOf(*Index, Ctx, "validate") & (F::Eval | F::Train | F::Forward), F::Eval | F::Forward);
+  EXPECT_TRUE(factsOf(*Index, Ctx, "validate_restoring") & F::Train);
+  EXPECT_EQ(factsOf(*Index, Ctx, "train_epoch") & (F::Backward | F::Step | F::ZeroGrad),
+            F::Backward | F::Step | F::ZeroGrad);
+  EXPECT_EQ(Index->graphOutParamsOf(function(Ctx, "forward_into")), 1u << 2);
+  EXPECT_EQ(Index->graphOutParamsOf(function(Ctx, "predict_into")), 0u);
+  EXPECT_TRUE(factsOf(*Index, Ctx, "NetImpl::forward") & F::ReturnsGraph);
+  // Only the main file's definitions: the declarations of the header are not summaries.
+  EXPECT_EQ(Index->find(usrOf(function(Ctx, "fit"))) != nullptr, true); // defined in train.cpp
+}
+
+TEST_F(ProjectIndexTest, FactsFollowCalleesIntoOtherUnits) {
+  // fit (train.cpp) calls train_epoch (model.cpp): its facts include backward().
+  EXPECT_TRUE(factsOf(*Index, Model->getASTContext(), "fit") & F::Backward);
+}
+
+TEST_F(ProjectIndexTest, TheModelAnswersCallsIntoOtherUnits) {
+  ProjectIndex::setForProcess(std::make_shared<ProjectIndex>(*Index));
+  ASTContext &Ctx = Train->getASTContext();
+  AutogradModel &M = AutogradModel::get(Ctx);
+  ASSERT_NE(M.index(), nullptr);
+  auto Ref = [&](StringRef Name) {
+    auto R = match(findAll(cxxMemberCallExpr(on(declRefExpr(to(varDecl(hasName(Name)))).bind("r")),
+                                             callee(cxxMethodDecl(hasName("push_back"))))),
+                   Ctx);
+    return R.empty() ? nullptr : R.front().getNodeAs<Expr>("r");
+  };
+  auto VarRef = [&](StringRef Name) {
+    auto R = match(findAll(declRefExpr(to(varDecl(hasName(Name)))).bind("r")), Ctx);
+    return R.empty() ? nullptr : R.back().getNodeAs<Expr>("r");
+  };
+  EXPECT_TRUE(M.isGraphAttached(Ref("attached_out")));
+  EXPECT_FALSE(M.isGraphAttached(VarRef("detached_out")));
+  EXPECT_TRUE(M.isGraphAttached(VarRef("from_return")));
+  // The loop in fit trains through train_epoch of model.cpp.
+  const FunctionDecl *Fit = function(Ctx, "fit");
+  auto Loops = match(findAll(forStmt().bind("l")), *Fit->getBody(), Ctx);
+  ASSERT_FALSE(Loops.empty());
+  EXPECT_EQ(M.loop(Loops.front().getNodeAs<Stmt>("l")).Kind, LoopKind::Training);
+  EXPECT_TRUE(M.mayUseAccelerator(function(Ctx, "on_gpu")->getBody()));
+  EXPECT_FALSE(M.mayUseAccelerator(function(Ctx, "on_host")->getBody()));
+  // What was asked, for the result cache.
+  EXPECT_TRUE(M.index()->consulted().count(usrOf(function(Ctx, "train_epoch"))));
+}
+
+TEST(ProjectIndex, MergeRecursionAndMissingUnits) {
+  ProjectIndex I;
+  F A, B, C, E, G;
+  A.Callees = {"c:@F@b"};
+  B.Facts = F::Backward;
+  C.Callees = {"c:@F@missing"}; // a TU not in the compilation database
+  E.Callees = {"c:@F@g"};
+  G.Callees = {"c:@F@e"}; // mutual recursion
+  G.Facts = F::Step;
+  I.add("c:@F@a", A);
+  I.add("c:@F@b", B);
+  I.add("c:@F@c", C);
+  I.add("c:@F@e", E);
+  I.add("c:@F@g", G);
+  EXPECT_EQ(I.factsOf("c:@F@a"), F::Backward);
+  EXPECT_EQ(I.factsOf("c:@F@c"), 0u);
+  EXPECT_EQ(I.factsOf("c:@F@e"), F::Step);
+  EXPECT_EQ(I.factsOf("c:@F@missing"), std::nullopt);
+  EXPECT_EQ(I.answerHash("c:@F@missing"), 0u);
+  // The answer for a depends on b's summary.
+  uint64_t Before = I.answerHash("c:@F@a");
+  ProjectIndex J = I;
+  F B2;
+  B2.Facts = F::Backward | F::Eval;
+  ProjectIndex Other;
+  Other.add("c:@F@b", B2);
+  J.merge(Other);
+  EXPECT_NE(J.answerHash("c:@F@a"), Before);
+}
+
+TEST(ProjectIndex, DisagreeingDefinitionsKeepEveryFact) {
+  ProjectIndex I;
+  F One, Two;
+  One.Facts = F::Eval;
+  Two.Facts = F::Train;
+  I.add("c:@F@h", One);
+  I.add("c:@F@h", One);
+  EXPECT_FALSE(I.find("c:@F@h")->Conflicting);
+  I.add("c:@F@h", Two);
+  EXPECT_TRUE(I.find("c:@F@h")->Conflicting);
+  EXPECT_EQ(I.factsOf("c:@F@h"), F::Eval | F::Train);
+}
+
+TEST(ProjectIndex, JsonRoundTripAndRefusals) {
+  ProjectIndex I;
+  F S;
+  S.Name = "ns::f";
+  S.Facts = F::Forward | F::ReturnsGraph;
+  S.GraphOutParams = 5;
+  S.Callees = {"c:@F@g"};
+  I.add("c:@F@f", S);
+  std::string Text = I.toJSONText();
+  llvm::Expected<ProjectIndex> Back = ProjectIndex::fromJSON(Text);
+  ASSERT_TRUE(bool(Back)) << llvm::toString(Back.takeError());
+  ASSERT_NE(Back->find("c:@F@f"), nullptr);
+  EXPECT_EQ(*Back->find("c:@F@f"), S);
+  for (const char *Bad : {"{}", R"({"torchtidy_index": 2, "functions": {}})",
+                          R"({"torchtidy_index": 1, "functions": {"u": {"name": "f", "facts": ["flies"]}}})",
+                          R"({"torchtidy_index": 1, "functions": {"u": {"name": "f", "facts": [], "graph_out_params": -1}}})",
+                          "[", "\"x\""}) {
+    llvm::Expected<ProjectIndex> R = ProjectIndex::fromJSON(Bad);
+    EXPECT_FALSE(bool(R)) << Bad;
+    if (!R)
+      llvm::consumeError(R.takeError());
+  }
+}
+
+} // namespace
