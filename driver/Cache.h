@@ -109,6 +109,8 @@ public:
   /// Everything the result depends on except the contents of the input files.
   std::string key(const Job &J);
   std::optional<JobResult> lookup(llvm::StringRef Key);
+  /// As lookup, without counting a hit or a miss (a TU outside the run, read for its summaries).
+  std::optional<JobResult> peek(llvm::StringRef Key) { return replay(Key); }
   /// Stores \p R unless one of its inputs changed after \p Started (the analysis may
   /// have seen either version).
   void store(llvm::StringRef Key, const JobResult &R, llvm::sys::TimePoint<> Started);

@@ -532,6 +532,37 @@ Expected<Plan> planFiles(std::vector<std::string> Requested,
         Mine.push_back(std::move(Result.Jobs[I]));
     Result.Jobs = std::move(Mine);
   }
+
+  // The rest of the database, for the project index: as the selected TUs' jobs are made.
+  if (!Fixed) {
+    StringSet<> Selected;
+    for (const Job &J : Result.Jobs)
+      if (J.Header.empty())
+        Selected.insert(J.File);
+    for (const std::string &F : DBFiles) {
+      if (Selected.contains(F) || isHeader(F))
+        continue;
+      Job J;
+      J.File = F;
+      J.HeaderRoots = HeaderRoots;
+      J.Commands = DB->getCompileCommands(F);
+      if (J.Commands.empty() || badCommand(J.Commands))
+        continue;
+      bool Usable = true;
+      for (CompileCommand &C : J.Commands) {
+        if (Error E = expandResponseFileArgs(C.CommandLine, C.Directory)) {
+          consumeError(std::move(E));
+          Usable = false;
+          break;
+        }
+        nvccToClang(C.CommandLine, C.Filename);
+        insertExtraArgs(C);
+        filterCompileCommand(C.CommandLine);
+      }
+      if (Usable)
+        Result.IndexOnly.push_back(std::move(J));
+    }
+  }
   return Result;
 }
 

@@ -36,6 +36,9 @@ struct Plan {
   /// the jobs: inputs no output may replace.
   std::string Database;
   std::vector<std::string> Configs;
+  /// The other translation units of the compilation database (not selected, or in another
+  /// shard): their cached summaries join the project index; they are never analyzed for it.
+  std::vector<Job> IndexOnly;
 };
 
 /// \p FixedDB is the database built from flags after `--`, if any.

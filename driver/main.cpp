@@ -167,8 +167,10 @@ torchtidy::ProjectIndex projectIndexOf(const std::vector<WorkerOutcome> &Outcome
 }
 
 /// `torchtidy index`: writes the project index of \p Outcomes to \p Out.
-int writeProjectIndex(const std::vector<WorkerOutcome> &Outcomes, OutputFile &Out) {
+int writeProjectIndex(const std::vector<WorkerOutcome> &Outcomes, const std::vector<WorkerOutcome> &Others,
+                      OutputFile &Out) {
   torchtidy::ProjectIndex Index = projectIndexOf(Outcomes);
+  Index.merge(projectIndexOf(Others));
   unsigned Failed = 0;
   bool Internal = false;
   for (const WorkerOutcome &O : Outcomes) {
@@ -195,14 +197,29 @@ int writeProjectIndex(const std::vector<WorkerOutcome> &Outcomes, OutputFile &Ou
   return Internal ? ExitInternal : ExitClean;
 }
 
+/// The outcomes the cache holds for \p Jobs (the database's TUs outside the run), for their
+/// summaries; a TU never analyzed, or changed since, adds nothing.
+std::vector<WorkerOutcome> cachedOutcomes(const std::vector<Job> &Jobs, ResultCache *Cache) {
+  std::vector<WorkerOutcome> Out;
+  if (!Cache)
+    return Out;
+  for (const Job &J : Jobs)
+    if (std::optional<JobResult> Hit = Cache->peek(Cache->key(J))) {
+      Out.emplace_back();
+      Out.back().Result = std::move(*Hit);
+    }
+  return Out;
+}
+
 /// Analyzes again, with the complete project index, every TU whose checks asked about a
 /// function of another TU and got an answer the complete index does not give (on a first run:
 /// the TUs that call into other TUs; on an unchanged project: none, their cached results
 /// were made with the same index).
 void completeWithProjectIndex(const std::vector<Job> &Jobs, std::vector<WorkerOutcome> &Outcomes,
-                              StringRef Self, ArrayRef<const char *> OriginalArgs, unsigned Parallel,
-                              ResultCache *Cache) {
+                              const std::vector<WorkerOutcome> &Others, StringRef Self,
+                              ArrayRef<const char *> OriginalArgs, unsigned Parallel, ResultCache *Cache) {
   torchtidy::ProjectIndex Index = projectIndexOf(Outcomes);
+  Index.merge(projectIndexOf(Others));
   std::vector<size_t> Stale;
   for (size_t I = 0; I < Outcomes.size(); ++I)
     if (!Outcomes[I].Internal &&
@@ -535,9 +552,10 @@ int main(int argc, const char **argv) {
   std::string Self = sys::fs::getMainExecutable(argv[0], (void *)&runWorkerFromFile);
   std::unique_ptr<ResultCache> Cache = ResultCache::open();
   std::vector<WorkerOutcome> Outcomes = runJobs(P->Jobs, Self, OriginalArgs, Parallel, Cache.get());
+  std::vector<WorkerOutcome> Others = cachedOutcomes(P->IndexOnly, Cache.get());
   if (IndexOnly)
-    return writeProjectIndex(Outcomes, **ReportOut);
-  completeWithProjectIndex(P->Jobs, Outcomes, Self, OriginalArgs, Parallel, Cache.get());
+    return writeProjectIndex(Outcomes, Others, **ReportOut);
+  completeWithProjectIndex(P->Jobs, Outcomes, Others, Self, OriginalArgs, Parallel, Cache.get());
   if (Cache) {
     Cache->trim();
     if (CacheStats) {
