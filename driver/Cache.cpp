@@ -234,6 +234,8 @@ std::string ResultCache::key(const Job &J) {
             {"tool", ToolIdentity},
             {"options", clang::tidy::configurationAsText((*Provider)->getOptions(J.File))},
             {"fix-notes", bool(FixNotes)},
+            // Results made with the project index differ from those of each TU alone.
+            {"project-index", !NoProjectIndex},
             {"file", J.File},
             {"header", J.Header},
             // Which headers report findings (HeaderScope in the worker).

@@ -102,6 +102,10 @@ cl::opt<std::string> CacheDir("cache-dir",
                               cl::desc("cache of results and preambles (default: "
                                        "$XDG_CACHE_HOME/torchtidy or ~/.cache/torchtidy)"),
                               cl::value_desc("dir"), cl::cat(Category));
+cl::opt<bool> NoProjectIndex("no-project-index",
+                             cl::desc("analyze each translation unit alone: calls into other translation "
+                                      "units are not followed (docs/project-index.md)"),
+                             cl::cat(Category));
 cl::opt<bool> NoCache("no-cache", cl::desc("neither read nor write the cache"), cl::cat(Category));
 cl::opt<std::string> CacheMaxSize("cache-max-size",
                                   cl::desc("bound of the cache; least recently used entries go "

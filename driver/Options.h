@@ -40,6 +40,7 @@ extern llvm::cl::opt<bool> UseColor;
 enum class Format { Text, Json, Sarif };
 extern llvm::cl::opt<Format> OutputFormat;
 extern llvm::cl::opt<std::string> Output;
+extern llvm::cl::opt<bool> NoProjectIndex;
 extern llvm::cl::opt<unsigned> Jobs;
 extern llvm::cl::opt<std::string> Shard;
 extern llvm::cl::opt<std::string> Baseline;

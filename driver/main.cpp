@@ -552,10 +552,12 @@ int main(int argc, const char **argv) {
   std::string Self = sys::fs::getMainExecutable(argv[0], (void *)&runWorkerFromFile);
   std::unique_ptr<ResultCache> Cache = ResultCache::open();
   std::vector<WorkerOutcome> Outcomes = runJobs(P->Jobs, Self, OriginalArgs, Parallel, Cache.get());
-  std::vector<WorkerOutcome> Others = cachedOutcomes(P->IndexOnly, Cache.get());
+  std::vector<WorkerOutcome> Others =
+      NoProjectIndex && !IndexOnly ? std::vector<WorkerOutcome>() : cachedOutcomes(P->IndexOnly, Cache.get());
   if (IndexOnly)
     return writeProjectIndex(Outcomes, Others, **ReportOut);
-  completeWithProjectIndex(P->Jobs, Outcomes, Others, Self, OriginalArgs, Parallel, Cache.get());
+  if (!NoProjectIndex)
+    completeWithProjectIndex(P->Jobs, Outcomes, Others, Self, OriginalArgs, Parallel, Cache.get());
   if (Cache) {
     Cache->trim();
     if (CacheStats) {
