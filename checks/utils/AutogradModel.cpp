@@ -791,9 +791,7 @@ StmtMatcher AutogradModel::event(LoopEventKind K) {
   llvm_unreachable("unknown loop event");
 }
 
-namespace {
-/// The project index's fact for event \p K.
-uint32_t eventFact(LoopEventKind K) {
+uint32_t indexFact(LoopEventKind K) {
   switch (K) {
   case LoopEventKind::Forward: return FunctionSummary::Forward;
   case LoopEventKind::Backward: return FunctionSummary::Backward;
@@ -804,7 +802,6 @@ uint32_t eventFact(LoopEventKind K) {
   }
   llvm_unreachable("unknown loop event");
 }
-} // namespace
 
 llvm::ArrayRef<LoopEvent> AutogradModel::eventsIn(const Stmt *Root) {
   auto [It, Inserted] = P->Events.try_emplace(Root);
@@ -827,7 +824,7 @@ llvm::ArrayRef<LoopEvent> AutogradModel::eventsIn(const Stmt *Root) {
       // A function of another translation unit: what the project index says it runs.
       if (std::optional<uint32_t> Facts = indexedFacts(Callee)) {
         for (LoopEventKind K : AllEvents)
-          if (*Facts & eventFact(K))
+          if (*Facts & indexFact(K))
             Events.push_back({K, Call, Call, 1});
         continue;
       }

@@ -70,6 +70,8 @@ struct LeafFact {
 
 enum class LoopKind { Training, Eval, Other };
 enum class LoopEventKind { Forward, Backward, Step, ZeroGrad, Eval, Train };
+/// The project index's fact for event \p K (FunctionSummary::Fact).
+uint32_t indexFact(LoopEventKind K);
 
 /// Something a loop body runs, directly or through helpers and lambdas.
 struct LoopEvent {

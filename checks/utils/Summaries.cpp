@@ -14,18 +14,6 @@ using namespace clang::ast_matchers;
 namespace torchtidy {
 
 namespace {
-uint32_t factOf(LoopEventKind K) {
-  switch (K) {
-  case LoopEventKind::Forward: return FunctionSummary::Forward;
-  case LoopEventKind::Backward: return FunctionSummary::Backward;
-  case LoopEventKind::Step: return FunctionSummary::Step;
-  case LoopEventKind::ZeroGrad: return FunctionSummary::ZeroGrad;
-  case LoopEventKind::Eval: return FunctionSummary::Eval;
-  case LoopEventKind::Train: return FunctionSummary::Train;
-  }
-  llvm_unreachable("unknown loop event");
-}
-
 bool isTensorOutParam(const ParmVarDecl *P) {
   QualType T = P->getType();
   return T->isLValueReferenceType() && !T->getPointeeType().isConstQualified() &&
@@ -41,7 +29,7 @@ FunctionSummary summarize(AutogradModel &Model, const FunctionDecl *FD) {
   if (!Body)
     return S;
   for (const LoopEvent &E : Model.eventsIn(Body))
-    S.Facts |= factOf(E.Kind);
+    S.Facts |= indexFact(E.Kind);
   if (!match(findAll(callExpr(callee(functionDecl(hasName("::torch::autograd::grad"))))), *Body, Ctx).empty())
     S.Facts |= FunctionSummary::Grad;
   if (Model.showsAccelerator(FD))
