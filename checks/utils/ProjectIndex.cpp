@@ -3,14 +3,13 @@
 #include "clang/Basic/SourceManager.h"
 #include "clang/Index/USRGeneration.h"
 
-#include "llvm/ADT/Hashing.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FileSystem.h"
-#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/xxhash.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <map>
@@ -147,25 +146,30 @@ uint64_t ProjectIndex::answerHash(llvm::StringRef USR) const {
   const FunctionSummary *Root = find(USR);
   if (!Root)
     return 0;
-  // The summary and every summary reachable through its callees, in a stable order.
-  llvm::hash_code H = llvm::hash_value(USR);
+  // The summary and every summary reachable through its callees, in a stable order, hashed with
+  // xxHash64: the value is kept in the result cache, so it must be the same in every process
+  // (llvm::hash_code may be seeded per process, and its seed is data the plugin cannot bind to in
+  // the other LLVM's clang-tidy).
+  std::string Bytes;
+  llvm::raw_string_ostream OS(Bytes);
   llvm::StringSet<> Seen{USR};
   std::vector<llvm::StringRef> Work{USR};
   while (!Work.empty()) {
     llvm::StringRef Cur = Work.back();
     Work.pop_back();
+    OS << Cur << '\0';
     const FunctionSummary *S = find(Cur);
     if (!S) {
-      H = llvm::hash_combine(H, Cur, 0);
+      OS << '-' << '\0';
       continue;
     }
-    H = llvm::hash_combine(H, Cur, S->Facts, S->GraphOutParams);
+    OS << S->Facts << ' ' << S->GraphOutParams << '\0';
     for (const std::string &C : S->Callees)
       if (Seen.insert(C).second)
         Work.push_back(C);
   }
-  uint64_t V = H;
-  return V ? V : 1;
+  uint64_t H = llvm::xxHash64(OS.str());
+  return H ? H : 1;
 }
 
 std::string ProjectIndex::toJSONText() const {
@@ -177,8 +181,12 @@ std::string ProjectIndex::toJSONText() const {
   for (const auto &[USR, S] : Sorted)
     Fns[USR] = toJSON(*S);
   std::string Text;
-  llvm::raw_string_ostream(Text) << llvm::formatv(
-      "{0:1}", json::Value(json::Object{{"torchtidy_index", FormatVersion}, {"functions", std::move(Fns)}}));
+  // json::OStream rather than formatv: the plugin may only use what every clang-tidy it loads into
+  // exports, and clang-tidy-19 does not export formatv's type info.
+  llvm::raw_string_ostream OS(Text);
+  json::OStream(OS, /*IndentSize=*/1)
+      .value(json::Object{{"torchtidy_index", FormatVersion}, {"functions", std::move(Fns)}});
+  OS.flush();
   return Text;
 }
 
