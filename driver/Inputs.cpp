@@ -417,7 +417,8 @@ Expected<Plan> planFiles(std::vector<std::string> Requested,
 
   std::vector<std::string> Paths;
   for (const std::string &R : Requested) {
-    if (StringRef(R).find_first_of("*?[") == StringRef::npos) {
+    // A name that exists is that file even when it holds glob characters (`a[1].cpp`).
+    if (StringRef(R).find_first_of("*?[") == StringRef::npos || sys::fs::exists(R)) {
       Paths.push_back(absolutePath(R));
       continue;
     }
