@@ -1,6 +1,7 @@
 #include "CompileFlags.h"
 #include "OutputFile.h"
 
+#include "clang/Driver/Driver.h"
 #include "clang/Driver/Options.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/ScopeExit.h"
@@ -56,8 +57,30 @@ const unsigned ParsingOptions[] = {
     OPT_fsyntax_only, OPT_pipe,
 };
 
-/// The build outputs every build system asks for: removed without a word.
-const unsigned BuildOutputs[] = {OPT_o, OPT_MD, OPT_MMD, OPT_MF, OPT_MT, OPT_MQ, OPT_MP};
+/// clang-cl's own options that change how a file is parsed (its aliases of GNU options,
+/// /I, /D, /FI, /external:I, /Zc:sizedDealloc..., are matched through ParsingOptions).
+/// cl_ignored_Group stays: clang-cl ignores those itself, and keeping them parses an
+/// ambiguous path (/work/a.cpp reads as the ignored /w) exactly as the build did.
+const unsigned ClParsingOptions[] = {
+    OPT__SLASH_std, OPT__SLASH_EH, OPT__SLASH_GR, OPT__SLASH_GR_, OPT__SLASH_GX,
+    OPT__SLASH_GX_, OPT__SLASH_permissive, OPT__SLASH_permissive_, OPT__SLASH_TC,
+    OPT__SLASH_Tc, OPT__SLASH_TP, OPT__SLASH_Tp, OPT__SLASH_M_Group, OPT__SLASH_LD,
+    OPT__SLASH_LDd, OPT__SLASH_O, OPT__SLASH_Zc, OPT__SLASH_Zc_wchar_t, OPT__SLASH_Zc_wchar_t_,
+    OPT__SLASH_Zc_dllexportInlines, OPT__SLASH_Zc_dllexportInlines_, OPT__SLASH_imsvc,
+    OPT__SLASH_arch, OPT__SLASH_vctoolsdir, OPT__SLASH_vctoolsversion, OPT__SLASH_winsdkdir,
+    OPT__SLASH_winsdkversion, OPT__SLASH_winsysroot, OPT__SLASH_external_env, OPT__SLASH_u,
+    OPT__SLASH_vmb, OPT__SLASH_vmg, OPT__SLASH_vmm, OPT__SLASH_vms, OPT__SLASH_vmv,
+    OPT__SLASH_volatile_Group, OPT__SLASH_Za, OPT__SLASH_Ze, OPT__SLASH_Zi, OPT__SLASH_Z7,
+    OPT__SLASH_Gd, OPT__SLASH_Gr, OPT__SLASH_Gv, OPT__SLASH_Gz, OPT__SLASH_Gregcall,
+    OPT__SLASH_wd, OPT__SLASH_WX, OPT__SLASH_WX_, OPT_cl_ignored_Group,
+};
+
+/// The build outputs every build system asks for: removed without a word. clang-cl's
+/// /Fo, /Fe, /Fd and /showIncludes are its -o, -MF and -MD.
+const unsigned BuildOutputs[] = {OPT_o,         OPT_MD,        OPT_MMD,       OPT_MF,
+                                 OPT_MT,        OPT_MQ,        OPT_MP,        OPT__SLASH_Fo,
+                                 OPT__SLASH_Fe, OPT__SLASH_Fd, OPT__SLASH_FS, OPT__SLASH_showIncludes,
+                                 OPT__SLASH_showIncludes_user};
 
 /// -f options (named without "-f", "no-" and "=") that change the language or the macros
 /// a file sees, or only diagnostics and code generation, which an analysis never runs.
@@ -102,30 +125,37 @@ bool languageOption(StringRef Name) {
   return llvm::is_contained(Names, Name);
 }
 
-bool affectsParsing(const Option &O) {
+bool affectsParsing(const Option &O, bool CL) {
   if (O.matches(OPT_f_Group) || O.matches(OPT_f_clang_Group))
     return languageOption(O.getName());
-  return llvm::any_of(ParsingOptions, [&](unsigned Id) { return O.matches(Id); });
+  auto Matches = [&](unsigned Id) { return O.matches(Id); };
+  return llvm::any_of(ParsingOptions, Matches) || (CL && llvm::any_of(ClParsingOptions, Matches));
 }
 
 /// Filters \p Strings, parsed with \p Table for the driver (or, with \p CC1, as the cc1
 /// command line -Xclang values form). Appends what is kept to \p Kept and the spellings of
 /// what is removed to \p Dropped; -Xclang values are appended to \p XclangValues instead.
-void filter(ArrayRef<std::string> Strings, bool CC1, std::vector<std::string> &Kept,
+void filter(ArrayRef<std::string> Strings, bool CC1, bool CL, std::vector<std::string> &Kept,
             std::vector<std::string> *XclangValues, std::set<std::string> &Dropped) {
   const OptTable &Table = clang::driver::getDriverOptTable();
   std::vector<const char *> Ptrs;
   for (const std::string &S : Strings)
     Ptrs.push_back(S.c_str());
   unsigned MissingIndex = 0, MissingCount = 0;
-  // As clang's driver parses a GNU-style command line; cc1 options for -Xclang values. Which
-  // options a driver sees: flags in LLVM 16, a visibility mask in LLVM 19.
+  // As clang's driver parses a GNU-style or a clang-cl command line (/Fo, /FI, /std:...);
+  // cc1 options for -Xclang values. Which options a driver sees: flags in LLVM 16, a
+  // visibility mask in LLVM 19.
 #if LLVM_VERSION_MAJOR >= 17
-  InputArgList List =
-      Table.ParseArgs(Ptrs, MissingIndex, MissingCount, Visibility(CC1 ? CC1Option : ClangOption));
+  InputArgList List = Table.ParseArgs(
+      Ptrs, MissingIndex, MissingCount,
+      Visibility(CC1 ? CC1Option : CL ? CLOption : ClangOption));
 #else
-  unsigned Include = CC1 ? unsigned(CC1Option) : 0;
-  unsigned Exclude = CC1 ? 0 : unsigned(NoDriverOption | CLOption | DXCOption | FlangOnlyOption);
+  unsigned Include = CC1  ? unsigned(CC1Option)
+                     : CL ? unsigned(CLOption | CLDXCOption | CoreOption)
+                          : 0;
+  unsigned Exclude = CC1  ? 0
+                     : CL ? unsigned(NoDriverOption | DXCOption | FlangOnlyOption)
+                          : unsigned(NoDriverOption | CLOption | DXCOption | FlangOnlyOption);
   InputArgList List = Table.ParseArgs(Ptrs, MissingIndex, MissingCount, Include, Exclude);
 #endif
   size_t End = MissingCount ? MissingIndex : Strings.size();
@@ -140,7 +170,7 @@ void filter(ArrayRef<std::string> Strings, bool CC1, std::vector<std::string> &K
       continue;
     }
     // A cc1 command line has one input, the file: a stray -Xclang value is not another.
-    if (affectsParsing(O) && !(CC1 && O.getKind() == Option::InputClass)) {
+    if (affectsParsing(O, CL) && !(CC1 && O.getKind() == Option::InputClass)) {
       for (size_t I = From; I < To && I < Strings.size(); ++I)
         if (!Strings[I].empty())
           Kept.push_back(Strings[I]);
@@ -198,11 +228,16 @@ std::set<std::string> filterCompileCommand(std::vector<std::string> &Args) {
   if (Args.empty())
     return Dropped;
   std::vector<std::string> Kept = {Args.front()}, Xclang, KeptCC1;
-  filter(ArrayRef<std::string>(Args).drop_front(), false, Kept, &Xclang, Dropped);
+  // clang-cl's options when the compiler is clang-cl or cl.exe, or --driver-mode=cl.
+  std::vector<const char *> Ptrs;
+  for (const std::string &A : llvm::drop_begin(Args))
+    Ptrs.push_back(A.c_str());
+  bool CL = clang::driver::IsClangCL(clang::driver::getDriverMode(Args.front(), Ptrs));
+  filter(ArrayRef<std::string>(Args).drop_front(), false, CL, Kept, &Xclang, Dropped);
   // The driver hands every -Xclang value to cc1 in order, wherever it stood: they are one
   // cc1 command line (-Xclang -include-pch -Xclang x.pch is one option).
   if (!Xclang.empty())
-    filter(Xclang, true, KeptCC1, nullptr, Dropped);
+    filter(Xclang, true, false, KeptCC1, nullptr, Dropped);
   for (std::string &V : KeptCC1) {
     Kept.push_back("-Xclang");
     Kept.push_back(std::move(V));
