@@ -14,6 +14,7 @@
 #include "llvm/Support/GlobPattern.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/Regex.h"
 #include "llvm/Support/VirtualFileSystem.h"
@@ -470,6 +471,13 @@ Expected<Plan> planFiles(std::vector<std::string> Requested,
                                      : "not a regular file (a pipe, a socket or a device)"});
       continue;
     }
+    // Said here, by its name, rather than as the compiler's bare "error reading".
+    int FD = -1;
+    if (std::error_code EC = sys::fs::openFileForRead(Path, FD)) {
+      Result.Problems.push_back({"missing-file", Path, "cannot read it: " + EC.message()});
+      continue;
+    }
+    sys::Process::SafelyCloseFileDescriptor(FD);
     Job J;
     J.File = Path;
     J.HeaderRoots = HeaderRoots;
