@@ -22,6 +22,24 @@ std::atomic<bool> TemporaryInUse[MaxTemporaries];
 std::unique_ptr<std::atomic<pid_t>[]> Workers;
 unsigned NumWorkers = 0;
 
+// nohup: a hangup the run was started to ignore stays ignored.
+bool HangupIgnored = false;
+
+/// A run started from a script's `cmd &` inherits SIGINT ignored. LLVM's handler, installed
+/// by InitLLVM, restores that on the first SIGINT and raises it again, so a SIGINT before
+/// handleInterrupts was lost while one after it stopped the run. Both stop it now: SIGINT
+/// and SIGTERM start with their default action, before any library initializer (the
+/// executable's .preinit_array), so a signal in that window ends the run as one after it.
+void startInterruptible(int, char **, char **) {
+  struct sigaction Old;
+  for (int Sig : {SIGINT, SIGTERM})
+    if (::sigaction(Sig, nullptr, &Old) == 0 && Old.sa_handler == SIG_IGN)
+      ::signal(Sig, SIG_DFL);
+  HangupIgnored = ::sigaction(SIGHUP, nullptr, &Old) == 0 && Old.sa_handler == SIG_IGN;
+}
+__attribute__((section(".preinit_array"), used)) void (*const StartInterruptible)(
+    int, char **, char **) = startInterruptible;
+
 void removeTree(const char *Path) {
   if (::unlink(Path) == 0)
     return;
@@ -63,6 +81,8 @@ void handleInterrupts(unsigned MaxWorkers) {
     sigaddset(&SA.sa_mask, Sig);
   for (int Sig : {SIGINT, SIGTERM, SIGHUP})
     ::sigaction(Sig, &SA, nullptr);
+  if (HangupIgnored)
+    ::signal(SIGHUP, SIG_IGN);
 }
 
 bool removeOnInterrupt(llvm::StringRef Path) {
