@@ -32,7 +32,7 @@ const FunctionDecl *factoryOf(const CallExpr *Call) {
 
 /// A call of one of names::RandomFills (`noise.normal_()`, `torch::bernoulli(p)`) that fills
 /// or reads \p Ref's tensor.
-auto randomUseOf(const internal::Matcher<Expr> &Ref) {
+auto randomUseOf(const clang::ast_matchers::internal::Matcher<Expr> &Ref) {
   auto Random = callee(functionDecl(hasAnyName(std::vector<StringRef>(std::begin(names::RandomFills),
                                                                       std::end(names::RandomFills)))));
   return callExpr(Random, anyOf(cxxMemberCallExpr(on(ignoringParenImpCasts(Ref))),

@@ -14,7 +14,7 @@ using namespace clang::ast_matchers;
 namespace torchtidy {
 namespace {
 
-const Expr *strip(const Expr *E) {
+const Expr *asSpelled(const Expr *E) {
   for (const Expr *Prev = nullptr; E && E != Prev;) {
     Prev = E;
     E = E->IgnoreUnlessSpelledInSource()->IgnoreParens();
@@ -25,9 +25,9 @@ const Expr *strip(const Expr *E) {
 /// The two sides of `a = b` (a tensor's operator=, or a dependent assignment in a template).
 std::pair<const Expr *, const Expr *> assignmentSides(const Expr *E) {
   if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E); Op && Op->getOperator() == OO_Equal && Op->getNumArgs() == 2)
-    return {strip(Op->getArg(0)), Op->getArg(1)};
+    return {asSpelled(Op->getArg(0)), Op->getArg(1)};
   if (const auto *BO = dyn_cast<BinaryOperator>(E); BO && BO->getOpcode() == BO_Assign)
-    return {strip(BO->getLHS()), BO->getRHS()};
+    return {asSpelled(BO->getLHS()), BO->getRHS()};
   return {nullptr, nullptr};
 }
 
@@ -51,7 +51,7 @@ StringRef joinName(const CallExpr *Call) {
 
 /// The join call that \p Rhs is (`torch::cat({...})`, also in a branch of `?:`), or null.
 const CallExpr *joinOf(const Expr *Rhs) {
-  Rhs = strip(Rhs);
+  Rhs = asSpelled(Rhs);
   if (const auto *CO = dyn_cast_or_null<ConditionalOperator>(Rhs)) {
     const CallExpr *True = joinOf(CO->getTrueExpr());
     return True ? True : joinOf(CO->getFalseExpr());
@@ -62,8 +62,8 @@ const CallExpr *joinOf(const Expr *Rhs) {
 
 bool sameEntity(const Expr *A, const Expr *B, const ASTContext &Ctx) {
   llvm::FoldingSetNodeID IA, IB;
-  strip(A)->Profile(IA, Ctx, /*Canonical=*/true);
-  strip(B)->Profile(IB, Ctx, /*Canonical=*/true);
+  asSpelled(A)->Profile(IA, Ctx, /*Canonical=*/true);
+  asSpelled(B)->Profile(IB, Ctx, /*Canonical=*/true);
   return IA == IB;
 }
 
@@ -74,17 +74,17 @@ const Expr *selfElement(const CallExpr *Join, const Expr *Acc, ASTContext &Ctx) 
   for (const BoundNodes &B : match(findAll(initListExpr().bind("list")), *Join->getArg(0), Ctx))
     for (const Expr *Element : B.getNodeAs<InitListExpr>("list")->inits())
       if (sameEntity(Element, Acc, Ctx))
-        return strip(Element);
+        return asSpelled(Element);
   return nullptr;
 }
 
 /// What keeps \p Acc alive between iterations: its variable, or the field of `this`.
 const ValueDecl *rootOf(const Expr *Acc) {
-  Acc = strip(Acc);
+  Acc = asSpelled(Acc);
   if (const auto *DRE = dyn_cast<DeclRefExpr>(Acc))
     return dyn_cast<VarDecl>(DRE->getDecl());
   if (const auto *ME = dyn_cast<MemberExpr>(Acc))
-    return isa<CXXThisExpr>(strip(ME->getBase())) ? dyn_cast<FieldDecl>(ME->getMemberDecl()) : rootOf(ME->getBase());
+    return isa<CXXThisExpr>(asSpelled(ME->getBase())) ? dyn_cast<FieldDecl>(ME->getMemberDecl()) : rootOf(ME->getBase());
   return nullptr;
 }
 

@@ -16,7 +16,7 @@ namespace {
 
 enum class Target { None, Host, Device };
 
-const Expr *strip(const Expr *E) { return E ? E->IgnoreUnlessSpelledInSource() : nullptr; }
+const Expr *spelled(const Expr *E) { return E ? E->IgnoreUnlessSpelledInSource() : nullptr; }
 
 /// What a `.to(...)` / `.cuda()` / `.cpu()` call does: a device move to the host or to the
 /// accelerator (a device not known here counts as one), or nothing this check cares about.
@@ -34,7 +34,7 @@ bool declaredInside(const Decl *D, const Stmt *Loop, const SourceManager &SM) {
 /// the locals of the loop body. torch::tensor(values) only when `values` is invariant (it wraps
 /// host data). Null otherwise.
 const CallExpr *hostFactoryOf(const Expr *E, const Stmt *Loop, AutogradModel &Model, unsigned Depth = 0) {
-  E = strip(E);
+  E = spelled(E);
   if (!E || Depth > 6)
     return nullptr;
   if (const auto *Call = dyn_cast<CXXMemberCallExpr>(E)) {
@@ -77,7 +77,7 @@ const CallExpr *hostFactoryOf(const Expr *E, const Stmt *Loop, AutogradModel &Mo
 /// produced \p E in this iteration (following locals declared in the loop body).
 const CXXMemberCallExpr *hostCopyInChain(const Expr *E, const Stmt *Loop, ASTContext &Ctx,
                                           unsigned Depth = 0) {
-  E = strip(E);
+  E = spelled(E);
   if (!E || Depth > 6)
     return nullptr;
   if (const auto *Call = dyn_cast<CXXMemberCallExpr>(E)) {
@@ -124,7 +124,7 @@ void HostDeviceCopyInLoopCheck::check(const MatchFinder::MatchResult &Result) {
   // A copy under `if (i % k == 0)` (a snapshot every k steps) is not per-iteration.
   if (!Loop || T == Target::None || Model.everyNth(Call, Loop) > 1)
     return;
-  const Expr *Object = strip(Call->getImplicitObjectArgument());
+  const Expr *Object = spelled(Call->getImplicitObjectArgument());
   SourceLocation Loc = Call->getExprLoc();
   const char *Where = T == Target::Host ? "host" : "device";
 

@@ -86,7 +86,7 @@ void TrainNotRestoredAfterEvalCheck::registerMatchers(MatchFinder *Finder) {
   Finder->addMatcher(callExpr(unless(matchers::isExpansionInSystemHeader()), matchers::moduleMethodCall({"eval"})).bind("eval"),
                      this);
   // A helper of another TU that the project index says switches to eval() and not back.
-  Finder->addMatcher(callExpr(unless(isExpansionInSystemHeader()), callsBodyElsewhere()).bind("helper"), this);
+  Finder->addMatcher(callExpr(unless(matchers::isExpansionInSystemHeader()), callsBodyElsewhere()).bind("helper"), this);
 }
 
 void TrainNotRestoredAfterEvalCheck::check(const MatchFinder::MatchResult &Result) {

@@ -1,6 +1,7 @@
 #include "utils/AutogradModel.h"
 #include "utils/AutogradModelImpl.h"
 
+#include "clang/AST/ASTLambda.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/ParentMapContext.h"
 #include "clang/AST/StmtCXX.h"
@@ -23,11 +24,6 @@ using namespace clang::ast_matchers;
 
 namespace torchtidy {
 namespace {
-
-bool isLambdaCallOperator(const Decl *D) {
-  const auto *MD = dyn_cast_or_null<CXXMethodDecl>(D);
-  return MD && MD->getParent()->isLambda();
-}
 
 /// A call of `::c10::GradMode::set_enabled(<arg>)`.
 const Expr *gradModeSwitchArg(const Stmt *S) {
@@ -1453,7 +1449,7 @@ bool feedsGradientImpl(AutogradModel &M, const ValueDecl *D, const FunctionDecl 
   // function that never runs backward() (logging, a probe) cannot backpropagate it.
   auto Escape = stmt(anyOf(
       matchers::backwardCall(), returnStmt(hasReturnValue(TensorUse)),
-      callExpr(callee(functionDecl(unless(isExpansionInSystemHeader()),
+      callExpr(callee(functionDecl(unless(clang::ast_matchers::isExpansionInSystemHeader()),
                                    unless(equalsNode(WrittenIn->getCanonicalDecl())),
                                    anyOf(unless(hasBody(stmt())),
                                          hasBody(stmt(reachesBackwardCall(&M)))))),

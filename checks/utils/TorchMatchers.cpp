@@ -2,6 +2,7 @@
 
 #include "utils/AutogradModel.h"
 
+#include "clang/AST/ASTLambda.h"
 #include "clang/AST/ParentMapContext.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Basic/SourceManager.h"
@@ -60,11 +61,6 @@ AST_MATCHER(CXXRecordDecl, isOptimizerRecordMatcher) {
 }
 AST_MATCHER(CXXRecordDecl, isTensorRecordMatcher) {
   return hasQualifiedName(&Node, names::Tensor) || hasQualifiedName(&Node, names::TensorBase);
-}
-
-bool isLambdaCallOperator(const Decl *D) {
-  const auto *MD = dyn_cast<CXXMethodDecl>(D);
-  return MD && MD->getParent()->isLambda();
 }
 
 /// The module a call left unresolved by its dependent arguments runs on: the base of
@@ -411,7 +407,7 @@ const Stmt *enclosingLoop(const Stmt *S, ASTContext &Ctx) {
       continue;
     }
     if (const auto *D = P.get<Decl>()) {
-      if (isa<FunctionDecl>(D) && !isLambdaCallOperator(D))
+      if (isa<FunctionDecl>(D) && !isLambdaCallOperator(cast<FunctionDecl>(D)))
         return nullptr;
       // A lambda's body hangs off its call operator and closure class: keep walking.
       if (const auto *RD = dyn_cast<CXXRecordDecl>(D); RD && RD->isLambda())
