@@ -29,10 +29,36 @@ bool declaredInside(const Decl *D, const Stmt *Loop, const SourceManager &SM) {
   return isWithin(D->getLocation(), Loop->getSourceRange(), SM);
 }
 
+/// Whether \p E names \p VD.
+bool names(const Expr *E, const VarDecl *VD) {
+  const auto *DRE = dyn_cast_or_null<DeclRefExpr>(strip(E));
+  return DRE && DRE->getDecl() == VD;
+}
+
+/// Whether the tensor \p VD is filled in \p Loop: written in place, directly or through a view
+/// (`t[j] = v`, `t.index_put_(...)`, `t.fill_(v)`), or through its data pointer or an accessor.
+/// It then holds values computed on the host, like torch::tensor(values), not the factory's fill.
+bool filledIn(const VarDecl *VD, const Stmt *Loop, AutogradModel &Model) {
+  static const StringRef RawAccess[] = {"data_ptr", "mutable_data_ptr", "accessor", "packed_accessor32",
+                                        "packed_accessor64", "generic_packed_accessor"};
+  auto Ref = declRefExpr(to(varDecl(equalsNode(VD))));
+  for (const BoundNodes &B : match(findAll(callExpr(hasDescendant(Ref)).bind("c")), *Loop, Model.context())) {
+    const auto *Call = B.getNodeAs<CallExpr>("c");
+    if (const auto *Member = dyn_cast<CXXMemberCallExpr>(Call))
+      if (isTensorMethod(Member->getMethodDecl(), RawAccess) && names(Member->getImplicitObjectArgument(), VD))
+        return true;
+    std::optional<InplaceOp> Op = Model.inplaceOp(Call);
+    for (const Expr *T = Op ? strip(Op->Target) : nullptr; T; T = strip(viewedTensor(T)))
+      if (names(T, VD))
+        return true;
+  }
+  return false;
+}
+
 /// The host factory whose tensor \p E is in this iteration: `torch::ones(...)` itself, or
 /// through arithmetic with other such tensors and scalars, `.detach()`, dtype conversions and
-/// the locals of the loop body. torch::tensor(values) only when `values` is invariant (it wraps
-/// host data). Null otherwise.
+/// the locals of the loop body that are not filled in the loop. torch::tensor(values) only when
+/// `values` is invariant (it wraps host data). Null otherwise.
 const CallExpr *hostFactoryOf(const Expr *E, const Stmt *Loop, AutogradModel &Model, unsigned Depth = 0) {
   E = spelled(E);
   if (!E || Depth > 6)
@@ -64,7 +90,8 @@ const CallExpr *hostFactoryOf(const Expr *E, const Stmt *Loop, AutogradModel &Mo
     const auto *VD = dyn_cast<VarDecl>(DRE->getDecl());
     bool LoopLocal = VD && VD->getInit() && VD->isLocalVarDecl() &&
                      declaredInside(VD, loopBody(Loop), Model.context().getSourceManager());
-    return LoopLocal ? hostFactoryOf(VD->getInit(), Loop, Model, Depth + 1) : nullptr;
+    return LoopLocal && !filledIn(VD, Loop, Model) ? hostFactoryOf(VD->getInit(), Loop, Model, Depth + 1)
+                                                   : nullptr;
   }
   const auto *Call = dyn_cast<CallExpr>(E);
   const FunctionDecl *FD = Call ? Call->getDirectCallee() : nullptr;

@@ -185,6 +185,25 @@ void negativeTensorFromPerIterationData(torch::Device device) {
   }
 }
 
+// Class weights computed on the host from per-iteration data, then moved: the factory only
+// allocates; what is copied is data, as with torch::tensor(values) (bert-linux-gnu).
+void negativeFactoryFilledInTheLoop(torch::Device device, std::vector<torch::Tensor> &labels) {
+  std::vector<torch::Tensor> out;
+  for (size_t i = 0; i < labels.size(); ++i) {
+    torch::Tensor weights = torch::empty({labels[i].size(1)});
+    for (int64_t j = 0; j < labels[i].size(1); j++)
+      weights[j] = (labels[i].select(1, j) == 0).sum() / (labels[i].select(1, j) == 1).sum();
+    out.push_back(weights.cuda());
+    torch::Tensor counts = torch::zeros({4}).to(torch::kFloat);
+    counts.index_put_({0}, labels[i].sum());
+    out.push_back(counts.to(device));
+    torch::Tensor raw = torch::zeros({4});
+    float *p = raw.data_ptr<float>();
+    p[0] = static_cast<float>(i);
+    out.push_back(raw.to(device));
+  }
+}
+
 void negativeOutsideLoop(torch::Tensor weights, torch::Device device) {
   auto w = weights.to(device);
   auto n = torch::randn({8}).to(device);
