@@ -30,8 +30,8 @@ bool declaredInside(const Decl *D, const Stmt *Loop, const SourceManager &SM) {
 }
 
 /// Whether \p E names \p VD.
-bool names(const Expr *E, const VarDecl *VD) {
-  const auto *DRE = dyn_cast_or_null<DeclRefExpr>(strip(E));
+bool refersToLocal(const Expr *E, const VarDecl *VD) {
+  const auto *DRE = dyn_cast_or_null<DeclRefExpr>(spelled(E));
   return DRE && DRE->getDecl() == VD;
 }
 
@@ -45,11 +45,11 @@ bool filledIn(const VarDecl *VD, const Stmt *Loop, AutogradModel &Model) {
   for (const BoundNodes &B : match(findAll(callExpr(hasDescendant(Ref)).bind("c")), *Loop, Model.context())) {
     const auto *Call = B.getNodeAs<CallExpr>("c");
     if (const auto *Member = dyn_cast<CXXMemberCallExpr>(Call))
-      if (isTensorMethod(Member->getMethodDecl(), RawAccess) && names(Member->getImplicitObjectArgument(), VD))
+      if (isTensorMethod(Member->getMethodDecl(), RawAccess) && refersToLocal(Member->getImplicitObjectArgument(), VD))
         return true;
     std::optional<InplaceOp> Op = Model.inplaceOp(Call);
-    for (const Expr *T = Op ? strip(Op->Target) : nullptr; T; T = strip(viewedTensor(T)))
-      if (names(T, VD))
+    for (const Expr *T = Op ? spelled(Op->Target) : nullptr; T; T = spelled(viewedTensor(T)))
+      if (refersToLocal(T, VD))
         return true;
   }
   return false;
