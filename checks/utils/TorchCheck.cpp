@@ -5,7 +5,12 @@
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 
 #include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Regex.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstdlib>
 
 using namespace clang;
 using namespace clang::ast_matchers;
@@ -113,6 +118,24 @@ void TorchCheck::storeOptions(clang::tidy::ClangTidyOptions::OptionMap &Opts) {
 // The scope is the run's, though: next to clang-tidy's own checks (some of which read the
 // declarations of system headers to judge user code, bugprone-forward-declaration-namespace)
 // the traversal stays whole, so that they report what they report without torch-*.
+void TorchCheck::registerPPCallbacks(const SourceManager &SM, Preprocessor *, Preprocessor *) {
+  // clang-tidy writes --export-fixes after the analysis, over whatever file it names: named
+  // after the file being analyzed it would replace the source with YAML. Refused here, at the
+  // start of the file, before anything is written (the driver refuses it before any analysis).
+  // clang-tidy's option and the driver's are both a cl::opt<std::string> named "export-fixes".
+  const auto &Registered = llvm::cl::getRegisteredOptions();
+  auto It = Registered.find("export-fixes");
+  if (It == Registered.end())
+    return;
+  const std::string &Fixes = static_cast<llvm::cl::opt<std::string> *>(It->second)->getValue();
+  OptionalFileEntryRef Main = SM.getFileEntryRefForID(SM.getMainFileID());
+  if (Fixes.empty() || !Main || !llvm::sys::fs::equivalent(Main->getName(), Fixes))
+    return;
+  llvm::errs() << "torchtidy: error: --export-fixes=" << Fixes << " names the file being analyzed ("
+               << Main->getName() << "); refusing to replace the source with fixes\n";
+  std::_Exit(2);
+}
+
 void TorchCheck::registerMatchers(MatchFinder *Finder) {
   if (!SystemHeaders && !OtherChecks)
     Finder->addMatcher(translationUnitDecl().bind("torchtidy-unit"), this);

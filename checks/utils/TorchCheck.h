@@ -23,6 +23,10 @@ public:
   /// Limits the match traversal to the declarations of user code (see TorchCheck.cpp); every
   /// check's registerMatchers calls this first.
   void registerMatchers(clang::ast_matchers::MatchFinder *Finder) override;
+  /// Refuses an --export-fixes file that is the file being analyzed (clang-tidy would write
+  /// the fixes over the source); a check that has PP callbacks of its own calls this first.
+  void registerPPCallbacks(const clang::SourceManager &SM, clang::Preprocessor *PP,
+                           clang::Preprocessor *ModuleExpanderPP) override;
 
 protected:
   /// The model of \p Ctx for this check's settings (shared with every check that has them).
