@@ -28,7 +28,7 @@ namespace torchtidy::driver {
 
 namespace {
 
-Error fail(const Twine &Msg) { return createStringError(inconvertibleErrorCode(), Msg); }
+Error flagsError(const Twine &Msg) { return createStringError(inconvertibleErrorCode(), Msg); }
 
 /// The text of the response file \p Path (readRegularFile: never a FIFO or a device).
 Expected<std::string> readResponseFile(StringRef Path) {
@@ -214,7 +214,7 @@ Error expandResponseFileArgs(std::vector<std::string> &Args, StringRef Directory
     cl::TokenizeGNUCommandLine(*Text, Saver, Tokens);
     for (const char *T : Tokens) {
       if (StringRef(T).starts_with("@"))
-        return fail("response file @" + Path + " names another (" + T +
+        return flagsError("response file @" + Path + " names another (" + T +
                     "): nested response files are not read");
       Out.push_back(T);
     }
