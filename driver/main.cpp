@@ -2,6 +2,7 @@
 // translation unit in a worker process (this binary with --worker), and renders one
 // report from their results; a crashing or failing TU never loses the others' findings.
 #include "Cache.h"
+#include "CallOrder.h"
 #include "CompileFlags.h"
 #include "utils/ProjectIndex.h"
 #include "Emit.h"
@@ -89,11 +90,94 @@ std::vector<std::string> configFiles(const std::vector<Job> &Jobs) {
   return Found;
 }
 
+/// The project index of the TUs a first pass has finished so far, handed to every job it
+/// starts after them: a TU started after the TUs it calls into gets the answers the complete
+/// index gives, and is not analyzed again (completeWithProjectIndex still checks every answer).
+class GrowingIndex {
+public:
+  explicit GrowingIndex(torchtidy::ProjectIndex Known) : Index(std::move(Known)) {}
+  GrowingIndex(const GrowingIndex &) = delete;
+
+  /// The file in \p Dir holding the index as it is now, for a job about to start (written
+  /// once per state); empty when nothing is known yet or it cannot be written. Each one is
+  /// handed back with release() once the job has ended.
+  std::string acquire(StringRef Dir) {
+    std::lock_guard<std::mutex> Lock(M);
+    if (Index.empty())
+      return "";
+    if (Snapshots.empty() || Snapshots.back().State != State) {
+      std::string Path = (Dir + "/index-" + Twine(State) + ".json").str();
+      if (Error E = Index.save(Path)) {
+        consumeError(std::move(E));
+        return "";
+      }
+      Snapshots.push_back({State, Path, 0});
+      dropUnused();
+    }
+    ++Snapshots.back().Readers;
+    return Snapshots.back().Path;
+  }
+  void release(StringRef Path) {
+    std::lock_guard<std::mutex> Lock(M);
+    for (Snapshot &S : Snapshots)
+      if (S.Path == Path)
+        --S.Readers;
+    dropUnused();
+  }
+  /// Removes every file acquire() wrote (no job runs any more).
+  void removeFiles() {
+    std::lock_guard<std::mutex> Lock(M);
+    for (const Snapshot &S : Snapshots)
+      sys::fs::remove(S.Path);
+    Snapshots.clear();
+  }
+  /// Adds the summaries of a finished TU.
+  void add(const JobResult &R) {
+    if (R.Summaries.empty())
+      return;
+    Expected<torchtidy::ProjectIndex> I = torchtidy::ProjectIndex::fromJSON(R.Summaries);
+    if (!I) {
+      consumeError(I.takeError());
+      return;
+    }
+    if (I->empty())
+      return;
+    std::lock_guard<std::mutex> Lock(M);
+    Index.merge(*I);
+    ++State;
+  }
+
+private:
+  struct Snapshot {
+    unsigned State;
+    std::string Path;
+    unsigned Readers;
+  };
+  /// Removes the files of older states that no running job reads any more.
+  void dropUnused() {
+    for (auto It = Snapshots.begin(); It + 1 < Snapshots.end();)
+      if (It->Readers == 0) {
+        sys::fs::remove(It->Path);
+        It = Snapshots.erase(It);
+      } else {
+        ++It;
+      }
+  }
+  std::mutex M;
+  torchtidy::ProjectIndex Index;
+  unsigned State = 0;
+  std::vector<Snapshot> Snapshots;
+};
+
 /// Runs every job in a worker process, at most \p Parallel at a time, unless \p Cache
 /// replays its result; results come back in job order whatever order the workers finish in.
+/// With \p Growing (the first pass of a run with the project index), the jobs start callees
+/// first (calleesFirst) and each one without an index of its own gets the summaries of those
+/// finished before it.
 std::vector<WorkerOutcome> runJobs(const std::vector<Job> &Jobs, StringRef Self,
                                    ArrayRef<const char *> OriginalArgs, unsigned Parallel,
-                                   ResultCache *Cache, bool Replay = true) {
+                                   ResultCache *Cache, bool Replay = true,
+                                   GrowingIndex *Growing = nullptr) {
   std::vector<WorkerOutcome> Outcomes(Jobs.size());
   SmallString<128> TmpDir;
   if (std::error_code EC = createTemporaryDirectory("torchtidy", TmpDir)) {
@@ -126,27 +210,47 @@ std::vector<WorkerOutcome> runJobs(const std::vector<Job> &Jobs, StringRef Self,
     if (Cache && Replay && !Fix && !FixNotes)
       if (std::optional<JobResult> Hit = Cache->lookup(Key)) {
         Out.Result = std::move(*Hit);
+        if (Growing)
+          Growing->add(Out.Result);
         ReportProgress(I);
         return;
       }
     auto Started = std::chrono::system_clock::now();
-    Out = runInWorker(Jobs[I], Self, OriginalArgs, (TmpDir + "/" + Twine(I)).str(),
+    Job J = Jobs[I];
+    std::string Partial = Growing && J.IndexFile.empty() ? Growing->acquire(TmpDir) : "";
+    if (!Partial.empty())
+      J.IndexFile = Partial;
+    Out = runInWorker(J, Self, OriginalArgs, (TmpDir + "/" + Twine(I)).str(),
                       [Slot](sys::procid_t Pid) { setWorker(Slot, Pid); });
+    if (!Partial.empty())
+      Growing->release(Partial);
+    // A result made with part of the index records the answers it got, as one made with none
+    // or all of it: it is replayed, and kept, only while the complete index gives them.
     if (Cache && !Out.Internal)
       Cache->store(Key, Out.Result, Started);
+    if (Growing && !Out.Internal)
+      Growing->add(Out.Result);
     ReportProgress(I);
   };
 
+  std::vector<size_t> Order;
+  if (Growing)
+    Order = calleesFirst(Jobs);
+  else
+    for (size_t I = 0; I < Jobs.size(); ++I)
+      Order.push_back(I);
   std::vector<std::thread> Threads;
   for (unsigned T = 0; T < std::min<size_t>(Parallel, Jobs.size()); ++T)
     Threads.emplace_back([&, T] {
       for (size_t I; (I = Next++) < Jobs.size();)
-        RunOne(I, T);
+        RunOne(Order[I], T);
     });
   for (std::thread &T : Threads)
     T.join();
   if (Progress)
     errs() << "\r\033[K";
+  if (Growing)
+    Growing->removeFiles();
   sys::fs::remove(TmpDir);
   forgetTemporary(TmpDir);
   return Outcomes;
@@ -214,8 +318,8 @@ std::vector<WorkerOutcome> cachedOutcomes(const std::vector<Job> &Jobs, ResultCa
 /// Analyzes again, with the complete project index, every TU whose checks asked about a
 /// function of another TU and got an answer the complete index does not give (on a first run:
 /// the TUs that call into other TUs; on an unchanged project: none, their cached results
-/// were made with the same index).
-void completeWithProjectIndex(const std::vector<Job> &Jobs, std::vector<WorkerOutcome> &Outcomes,
+/// were made with the same index). Returns how many TUs it analyzed again.
+size_t completeWithProjectIndex(const std::vector<Job> &Jobs, std::vector<WorkerOutcome> &Outcomes,
                               const std::vector<WorkerOutcome> &Others, StringRef Self,
                               ArrayRef<const char *> OriginalArgs, unsigned Parallel, ResultCache *Cache) {
   torchtidy::ProjectIndex Index = projectIndexOf(Outcomes);
@@ -227,13 +331,13 @@ void completeWithProjectIndex(const std::vector<Job> &Jobs, std::vector<WorkerOu
                      [&](const auto &C) { return Index.answerHash(C.first) != C.second; }))
       Stale.push_back(I);
   if (Stale.empty())
-    return;
+    return 0;
   SmallString<128> Path;
   int FD;
   if (std::error_code EC = sys::fs::createTemporaryFile("torchtidy-index", "json", FD, Path)) {
     warning("cannot write the project index: " + EC.message() +
             "; calls into other translation units are not followed");
-    return;
+    return 0;
   }
   sys::fs::closeFile(FD);
   removeOnInterrupt(Path);
@@ -241,7 +345,7 @@ void completeWithProjectIndex(const std::vector<Job> &Jobs, std::vector<WorkerOu
     warning(toString(std::move(E)) + "; calls into other translation units are not followed");
     sys::fs::remove(Path);
     forgetTemporary(Path);
-    return;
+    return 0;
   }
   std::vector<Job> Again;
   for (size_t I : Stale) {
@@ -253,6 +357,7 @@ void completeWithProjectIndex(const std::vector<Job> &Jobs, std::vector<WorkerOu
     Outcomes[Stale[K]] = std::move(Second[K]);
   sys::fs::remove(Path);
   forgetTemporary(Path);
+  return Stale.size();
 }
 
 int runWorkerFromFile(StringRef Path) {
@@ -551,13 +656,19 @@ int main(int argc, const char **argv) {
 
   std::string Self = sys::fs::getMainExecutable(argv[0], (void *)&runWorkerFromFile);
   std::unique_ptr<ResultCache> Cache = ResultCache::open();
-  std::vector<WorkerOutcome> Outcomes = runJobs(P->Jobs, Self, OriginalArgs, Parallel, Cache.get());
   std::vector<WorkerOutcome> Others =
       NoProjectIndex && !IndexOnly ? std::vector<WorkerOutcome>() : cachedOutcomes(P->IndexOnly, Cache.get());
+  // The checks see no index in `torchtidy index`, whose summaries never depend on one.
+  std::optional<GrowingIndex> Growing;
+  if (!NoProjectIndex && !IndexOnly)
+    Growing.emplace(projectIndexOf(Others));
+  std::vector<WorkerOutcome> Outcomes =
+      runJobs(P->Jobs, Self, OriginalArgs, Parallel, Cache.get(), /*Replay=*/true, Growing ? &*Growing : nullptr);
   if (IndexOnly)
     return writeProjectIndex(Outcomes, Others, **ReportOut);
+  size_t AnalyzedAgain = 0;
   if (!NoProjectIndex)
-    completeWithProjectIndex(P->Jobs, Outcomes, Others, Self, OriginalArgs, Parallel, Cache.get());
+    AnalyzedAgain = completeWithProjectIndex(P->Jobs, Outcomes, Others, Self, OriginalArgs, Parallel, Cache.get());
   if (Cache) {
     Cache->trim();
     if (CacheStats) {
@@ -568,7 +679,7 @@ int main(int argc, const char **argv) {
       }
       errs() << "torchtidy: cache: " << Cache->Hits << " hit(s), " << Cache->Misses
              << " miss(es), " << Cache->Stored << " stored; preambles: " << Built << " built, "
-             << Used << " reused\n";
+             << Used << " reused; " << AnalyzedAgain << " analyzed again with the project index\n";
     }
   }
 
