@@ -20,14 +20,17 @@ struct NamesOfFile {
 
 /// Words that a `(` follows without naming a function.
 bool isKeyword(StringRef W) {
-  static const StringSet<> Keywords = {"if",       "for",         "while",         "switch", "catch",
-                                       "return",   "sizeof",      "alignof",       "alignas", "decltype",
-                                       "noexcept", "static_assert", "constexpr",   "typeid", "throw",
-                                       "operator", "requires",    "co_await",      "defined", "__attribute__"};
+  static const StringSet<> Keywords = {
+      "if", "for", "while", "switch", "catch", "return", "sizeof", "alignof", "alignas", "decltype",
+      "noexcept", "typeid", "throw", "operator", "requires", "co_await", "defined", "static_assert",
+      "constexpr", "__attribute__"};
   return Keywords.contains(W);
 }
 
+/// The functions the file \p Text defines outside any function body (a name, its parameters,
+/// qualifiers, member initializers, a body) and the names called in their bodies.
 NamesOfFile scan(StringRef Text) {
+  using namespace clang::tok;
   clang::LangOptions LO;
   LO.CPlusPlus = LO.CPlusPlus11 = LO.CPlusPlus14 = LO.CPlusPlus17 = true;
   clang::Lexer L(clang::SourceLocation(), LO, Text.begin(), Text.begin(), Text.end());
@@ -36,30 +39,49 @@ NamesOfFile scan(StringRef Text) {
   do {
     L.LexFromRawLexer(T);
     Toks.push_back(T);
-  } while (T.isNot(clang::tok::eof));
-
-  NamesOfFile Names;
-  for (size_t I = 0; I + 1 < Toks.size(); ++I) {
-    if (Toks[I].isNot(clang::tok::raw_identifier) || Toks[I + 1].isNot(clang::tok::l_paren))
-      continue;
-    StringRef Name = Toks[I].getRawIdentifier();
-    if (isKeyword(Name))
-      continue;
-    size_t J = I + 1;
-    for (int Depth = 0; J < Toks.size() && Toks[J].isNot(clang::tok::eof); ++J) {
-      Depth += Toks[J].is(clang::tok::l_paren) - Toks[J].is(clang::tok::r_paren);
+  } while (T.isNot(eof));
+  // The token at \p I, the final eof past the end.
+  auto At = [&](size_t I) -> const clang::Token & { return Toks[std::min(I, Toks.size() - 1)]; };
+  // The token that closes the bracket at \p Open (eof when none does).
+  auto Closing = [&](size_t Open) {
+    TokenKind Left = At(Open).getKind(), Right = Left == l_paren ? r_paren : r_brace;
+    int Depth = 0;
+    size_t I = Open;
+    for (; At(I).isNot(eof); ++I) {
+      Depth += At(I).is(Left) - At(I).is(Right);
       if (Depth == 0)
         break;
     }
-    // After the parameters, qualifiers and a trailing return type, a body (or the member
-    // initializers before one) makes a definition.
-    size_t K = J + 1;
-    while (K < Toks.size() && Toks[K].isOneOf(clang::tok::raw_identifier, clang::tok::arrow, clang::tok::coloncolon,
-                                              clang::tok::less, clang::tok::greater, clang::tok::amp,
-                                              clang::tok::ampamp, clang::tok::star))
+    return I;
+  };
+  auto CallAt = [&](size_t I) {
+    return At(I).is(raw_identifier) && At(I + 1).is(l_paren) && !isKeyword(At(I).getRawIdentifier());
+  };
+
+  NamesOfFile Names;
+  for (size_t I = 0; At(I).isNot(eof); ++I) {
+    if (!CallAt(I))
+      continue;
+    size_t Signature = Closing(I + 1) + 1, K = Signature;
+    while (At(K).isOneOf(raw_identifier, arrow, coloncolon, less, greater, amp, ampamp, star))
       ++K;
-    bool Body = K < Toks.size() && Toks[K].isOneOf(clang::tok::l_brace, clang::tok::colon);
-    (Body ? Names.Defined : Names.Called).insert(Name);
+    if (At(K).is(colon))
+      do {
+        ++K;
+        while (At(K).isOneOf(raw_identifier, coloncolon, less, greater))
+          ++K;
+        if (At(K).isOneOf(l_paren, l_brace))
+          K = Closing(K) + 1;
+      } while (At(K).is(comma));
+    // Without a body: a declaration, or a macro used at the top level.
+    if (At(K).isNot(l_brace))
+      continue;
+    Names.Defined.insert(At(I).getRawIdentifier());
+    size_t End = Closing(K);
+    for (size_t J = Signature; J < End; ++J)
+      if (CallAt(J))
+        Names.Called.insert(At(J).getRawIdentifier());
+    I = End;
   }
   return Names;
 }

@@ -320,8 +320,8 @@ std::vector<WorkerOutcome> cachedOutcomes(const std::vector<Job> &Jobs, ResultCa
 /// the TUs that call into other TUs; on an unchanged project: none, their cached results
 /// were made with the same index). Returns how many TUs it analyzed again.
 size_t completeWithProjectIndex(const std::vector<Job> &Jobs, std::vector<WorkerOutcome> &Outcomes,
-                              const std::vector<WorkerOutcome> &Others, StringRef Self,
-                              ArrayRef<const char *> OriginalArgs, unsigned Parallel, ResultCache *Cache) {
+                                const std::vector<WorkerOutcome> &Others, StringRef Self,
+                                ArrayRef<const char *> OriginalArgs, unsigned Parallel, ResultCache *Cache) {
   torchtidy::ProjectIndex Index = projectIndexOf(Outcomes);
   Index.merge(projectIndexOf(Others));
   std::vector<size_t> Stale;
