@@ -16,6 +16,7 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <limits>
 #include <nlohmann/json.hpp>
 
 #include <chrono>
@@ -45,6 +46,14 @@ enum ErrorCode {
 };
 enum MessageType { ErrorMessage = 1, WarningMessage = 2, InfoMessage = 3 };
 enum Severity { SeverityError = 1, SeverityWarning = 2 };
+
+/// An LSP line number (a uinteger); anything else, a double included (converting one out of
+/// range would be undefined), is the client's error, answered with InvalidParams.
+unsigned lineNumber(const json &J) {
+  if (!J.is_number_unsigned() || J.get<uint64_t>() > std::numeric_limits<unsigned>::max())
+    throw json::type_error::create(302, "a line must be an integer from 0", &J);
+  return J.get<unsigned>();
+}
 
 /// The path of a file: URI (percent-decoded); empty for any other scheme.
 std::string pathFromUri(StringRef Uri) {
@@ -319,8 +328,8 @@ private:
       notify("textDocument/publishDiagnostics", {{"uri", Uri}, {"diagnostics", json::array()}});
     } else if (Method == "textDocument/codeAction") {
       std::string Uri = Params.at("textDocument").at("uri").get<std::string>();
-      unsigned From = Params.at("range").at("start").at("line").get<unsigned>();
-      unsigned To = Params.at("range").at("end").at("line").get<unsigned>();
+      unsigned From = lineNumber(Params.at("range").at("start").at("line"));
+      unsigned To = lineNumber(Params.at("range").at("end").at("line"));
       json Actions = json::array();
       {
         std::lock_guard<std::mutex> G(Lock);

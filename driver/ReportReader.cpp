@@ -4,6 +4,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 
+#include <limits>
 #include <map>
 #include <optional>
 #include <set>
@@ -57,6 +58,12 @@ void require(bool Holds, const Twine &What) {
 }
 
 bool isString(const json &J, const char *Key) { return J.contains(Key) && J[Key].is_string(); }
+
+/// A count of the summary: a JSON integer from 0 to UINT_MAX (a number written as
+/// 7777...771 parses as a double, whose conversion to unsigned would be undefined).
+bool isCount(const json &J) {
+  return J.is_number_unsigned() && J.get<uint64_t>() <= std::numeric_limits<unsigned>::max();
+}
 
 bool isIn(const json &J, std::initializer_list<StringRef> Values) {
   return J.is_string() && llvm::is_contained(Values, StringRef(J.get_ref<const std::string &>()));
@@ -123,9 +130,14 @@ const char *const SummaryCounts[] = {"filesAnalyzed", "filesNotAnalyzed", "findi
 void validateJson(const json &Doc) {
   if (!Doc.at("findings").is_array() || !Doc.at("notifications").is_array())
     throw json::type_error::create(302, "findings and notifications must be arrays", &Doc);
+  const json &Summary = Doc.at("summary");
   for (const char *Key : SummaryCounts)
-    Doc.at("summary").at(Key).get<unsigned>();
-  Doc.at("summary").at("exitCode").get<int>();
+    require(isCount(Summary.at(Key)), Twine("summary.") + Key + " must be a count (an integer from 0)");
+  if (Summary.contains("filesPartiallyAnalyzed"))
+    require(isCount(Summary["filesPartiallyAnalyzed"]), "summary.filesPartiallyAnalyzed must be a count");
+  const json &Exit = Summary.at("exitCode");
+  require(Exit.is_number_integer() && Exit.get<int64_t>() >= 0 && Exit.get<int64_t>() <= 255,
+          "summary.exitCode must be an integer from 0 to 255");
   for (size_t I = 0; I < Doc["findings"].size(); ++I) {
     const json &F = Doc["findings"][I];
     std::string Where = "findings[" + std::to_string(I) + "]";

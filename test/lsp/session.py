@@ -104,6 +104,10 @@ lonely.unlink()
 outside.rmdir()
 
 print("invalid params:", c.reply_to(c.request("textDocument/codeAction", {"textDocument": {}}))["error"]["code"])
+# A line that is no uinteger (1e300 parses as a double): InvalidParams, never converted.
+huge_line = {"start": {"line": 1e300, "character": 0}, "end": {"line": 0, "character": 0}}
+print("line as a double:", c.reply_to(c.request("textDocument/codeAction", {
+    "textDocument": {"uri": uri(bad)}, "range": huge_line, "context": {"diagnostics": []}}))["error"]["code"])
 
 crash = work / "crash.cpp"
 open_document(c, crash, crash.read_text())
