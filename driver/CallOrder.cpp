@@ -1,4 +1,5 @@
 #include "CallOrder.h"
+#include "OutputFile.h"
 
 #include "clang/Basic/LangOptions.h"
 #include "clang/Lex/Lexer.h"
@@ -88,6 +89,9 @@ NamesOfFile scan(StringRef Text) {
 
 } // namespace
 
+/// Sources larger than this are left unscanned (in the order of the database).
+constexpr uint64_t MaxSourceScanBytes = uint64_t(8) << 20;
+
 std::vector<size_t> calleesFirst(const std::vector<Job> &Jobs) {
   // The same file is scanned once however many jobs analyze it (headers through a TU).
   StringMap<NamesOfFile> Scanned;
@@ -96,8 +100,15 @@ std::vector<size_t> calleesFirst(const std::vector<Job> &Jobs) {
     StringRef Path = J.Overlay.empty() ? StringRef(J.File) : StringRef(J.Overlay);
     auto [It, New] = Scanned.try_emplace(Path);
     if (New)
-      if (ErrorOr<std::unique_ptr<MemoryBuffer>> Buffer = MemoryBuffer::getFile(Path))
-        It->second = scan((*Buffer)->getBuffer());
+    {
+      // Bounded and non-blocking like every read of the driver (a FIFO or device is skipped:
+      // the worker reports it); the scan is only an order, so a file it cannot read is none.
+      Expected<std::string> Text = readRegularFile(Path, Path, MaxSourceScanBytes);
+      if (Text)
+        It->second = scan(*Text);
+      else
+        consumeError(Text.takeError());
+    }
     Of.push_back(&It->second);
   }
   StringMap<std::vector<size_t>> DefinedIn;

@@ -234,7 +234,8 @@ std::vector<WorkerOutcome> runJobs(const std::vector<Job> &Jobs, StringRef Self,
   };
 
   std::vector<size_t> Order;
-  if (Growing)
+  // One TU has nothing to order (and a huge one would wait for the scan to start).
+  if (Growing && Jobs.size() > 1)
     Order = calleesFirst(Jobs);
   else
     for (size_t I = 0; I < Jobs.size(); ++I)
