@@ -223,6 +223,39 @@ Error expandResponseFileArgs(std::vector<std::string> &Args, StringRef Directory
   return Error::success();
 }
 
+Error checkResponseFiles(ArrayRef<std::string> Args, StringRef Directory) {
+  // (argument, depth) pairs still to check; arguments of response files join the list.
+  std::vector<std::pair<std::string, unsigned>> Todo;
+  for (const std::string &A : llvm::drop_begin(Args))
+    Todo.push_back({A, 0});
+  BumpPtrAllocator Alloc;
+  StringSaver Saver(Alloc);
+  while (!Todo.empty()) {
+    auto [A, Depth] = Todo.back();
+    Todo.pop_back();
+    if (!StringRef(A).starts_with("@") || A.size() == 1)
+      continue;
+    SmallString<256> Path(StringRef(A).drop_front());
+    if (!sys::path::is_absolute(Path) && !Directory.empty()) {
+      SmallString<256> Abs(Directory);
+      sys::path::append(Abs, Path);
+      Path = Abs;
+    }
+    if (!sys::fs::exists(Path))
+      continue;
+    if (Depth >= 8)
+      return flagsError("response file @" + Path + ": response files nested more than 8 deep");
+    Expected<std::string> Text = readResponseFile(Path);
+    if (!Text)
+      return Text.takeError();
+    SmallVector<const char *, 64> Tokens;
+    cl::TokenizeGNUCommandLine(*Text, Saver, Tokens);
+    for (const char *T : Tokens)
+      Todo.push_back({T, Depth + 1});
+  }
+  return Error::success();
+}
+
 std::set<std::string> filterCompileCommand(std::vector<std::string> &Args) {
   std::set<std::string> Dropped;
   if (Args.empty())

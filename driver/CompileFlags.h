@@ -25,6 +25,12 @@ inline constexpr uint64_t MaxResponseFileBytes = 1 << 20;
 /// /dev/stdin); an `@file` inside a response file is refused, not expanded.
 llvm::Error expandResponseFileArgs(std::vector<std::string> &Args, llvm::StringRef Directory);
 
+/// What stock clang-tidy would read for the `@file` arguments of \p Args (argv[0] excluded),
+/// checked the driver's way without changing \p Args: each existing one must be a regular
+/// file of at most MaxResponseFileBytes, and so must the response files it names, up to a
+/// depth of 8. A missing file is not an error (clang leaves the argument as it is).
+llvm::Error checkResponseFiles(llvm::ArrayRef<std::string> Args, llvm::StringRef Directory);
+
 /// Keeps the arguments of the compiler command \p Args (argv[0] is the compiler) that affect
 /// how a file is parsed: inputs, include paths, macros, the language and its standard, the
 /// target, -f options that change the language, warnings, -m options, -O and -g. The rest is

@@ -575,4 +575,72 @@ Expected<Plan> planFiles(std::vector<std::string> Requested,
   return Result;
 }
 
+Error verifyClangTidyInputs(ArrayRef<std::string> Args) {
+  // Args[0] is the program: the wrapper's own arguments follow, as clang-tidy will read them.
+  std::vector<std::string> Own = {"clang-tidy"};
+  std::optional<std::string> Build;
+  std::string FirstSource;
+  bool Fixed = false;
+  for (size_t I = 1; I < Args.size(); ++I) {
+    StringRef A = Args[I];
+    if (A == "--") {
+      Fixed = true; // a database from the flags that follow: their @files are checked below
+      Own.insert(Own.end(), Args.begin() + I + 1, Args.end());
+      break;
+    }
+    for (StringRef Opt : {"-extra-arg=", "--extra-arg=", "-extra-arg-before=", "--extra-arg-before="})
+      if (A.starts_with(Opt))
+        Own.push_back(A.drop_front(Opt.size()).str());
+    if ((A == "-p" || A == "--p") && I + 1 < Args.size())
+      Build = Args[++I];
+    else if (A.starts_with("-p=") || A.starts_with("--p="))
+      Build = A.split('=').second.str();
+    else if (A.starts_with("@"))
+      Own.push_back(A.str());
+    else if (!A.starts_with("-") && FirstSource.empty())
+      FirstSource = A.str();
+  }
+  SmallString<256> Cwd;
+  sys::fs::current_path(Cwd);
+  if (Error E = checkResponseFiles(Own, Cwd))
+    return E;
+  if (Fixed)
+    return Error::success();
+  // The database clang-tidy would load. It is read the driver's way (a FIFO or /dev/zero is
+  // refused); a database the driver cannot use for another reason is clang-tidy's to report.
+  SmallString<256> Json;
+  if (Build) {
+    Json = *Build;
+    if (sys::fs::is_directory(Json))
+      sys::path::append(Json, "compile_commands.json");
+  } else {
+    SmallString<256> Start(absolutePath(FirstSource.empty() ? "." : FirstSource));
+    if (!FirstSource.empty())
+      sys::path::remove_filename(Start);
+    for (StringRef D = Start; !D.empty(); D = sys::path::parent_path(D)) {
+      SmallString<256> Candidate(D);
+      sys::path::append(Candidate, "compile_commands.json");
+      if (sys::fs::exists(Candidate)) {
+        Json = Candidate;
+        break;
+      }
+    }
+  }
+  if (Json.empty() || !sys::fs::exists(Json))
+    return Error::success();
+  std::vector<Problem> Skipped;
+  Expected<std::unique_ptr<CompilationDatabase>> DB = loadJsonDatabase(Json, Skipped);
+  if (!DB) {
+    std::string Why = toString(DB.takeError());
+    if (StringRef(Why).contains("cannot read the compilation database"))
+      return createStringError(inconvertibleErrorCode(), Why);
+    return Error::success();
+  }
+  for (const CompileCommand &C : (*DB)->getAllCompileCommands())
+    if (Error E = checkResponseFiles(C.CommandLine, C.Directory))
+      return createStringError(inconvertibleErrorCode(), "%s: %s", Json.c_str(),
+                               toString(std::move(E)).c_str());
+  return Error::success();
+}
+
 } // namespace torchtidy::driver

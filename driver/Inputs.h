@@ -49,6 +49,13 @@ llvm::Expected<Plan> planJobs(std::unique_ptr<clang::tooling::CompilationDatabas
 llvm::Expected<Plan> planFiles(std::vector<std::string> Requested,
                                std::unique_ptr<clang::tooling::CompilationDatabase> FixedDB = nullptr);
 
+/// `torchtidy verify-clang-tidy-inputs ARGS...`, run by the clang-tidy-torch wrapper before
+/// stock clang-tidy sees ARGS: the response files that clang-tidy would read without bounds
+/// (on its command line, and in the compilation database it would load: -p, or the first
+/// compile_commands.json above the first source) must be regular files of a sane size, and so
+/// must the database itself. An error names the file; anything else is clang-tidy's to judge.
+llvm::Error verifyClangTidyInputs(llvm::ArrayRef<std::string> Args);
+
 /// --shard's K and N (1 <= K <= N), or an error naming \p Text.
 llvm::Expected<std::pair<unsigned, unsigned>> parseShard(llvm::StringRef Text);
 

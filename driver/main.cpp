@@ -455,6 +455,14 @@ int main(int argc, const char **argv) {
   InitLLVM X(argc, argv);
   if (argc > 1 && StringRef(argv[1]) == "merge")
     return runMerge(argc - 1, argv + 1);
+  // Run by the clang-tidy-torch wrapper on its arguments, before stock clang-tidy reads them.
+  if (argc > 1 && StringRef(argv[1]) == "verify-clang-tidy-inputs") {
+    if (Error E = verifyClangTidyInputs(std::vector<std::string>(argv + 1, argv + argc))) {
+      error(toString(std::move(E)));
+      return ExitBadInput;
+    }
+    return 0;
+  }
   // Response files, before `--` and after it, are read here, bounded as a database's are
   // (regular files only, 1 MiB, not nested): the option parser would read @/dev/zero
   // forever, and the compile flags after `--` would never be read.
