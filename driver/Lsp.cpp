@@ -9,6 +9,8 @@
 #include "OutputFile.h"
 #include "WorkerProcess.h"
 
+#include "utils/ProjectIndex.h"
+
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/ConvertUTF.h"
 #include "llvm/Support/FileSystem.h"
@@ -28,6 +30,7 @@
 #include <map>
 #include <mutex>
 #include <set>
+#include <sys/resource.h>
 #include <thread>
 
 using namespace llvm;
@@ -134,6 +137,9 @@ struct Document {
   bool Told = false;
   /// The fix-its of the last published diagnostics, as code actions.
   std::vector<json> Actions;
+  /// What the checks of its last analysis asked the project index, and the answers' hashes:
+  /// when the index answers differently, the document is analyzed again.
+  std::map<std::string, uint64_t> Consulted;
 };
 
 /// The analysis in progress (one at a time: each already uses a whole core).
@@ -147,6 +153,9 @@ struct Running {
   /// $/progress of a cold analysis: the token, and whether the client accepted it.
   std::string Token;
   bool ProgressBegun = false;
+  /// A translation unit summarized for the project index in the background (Uri empty):
+  /// any document to analyze stops it (it is summarized again later).
+  bool Indexing = false;
 };
 
 class Server {
@@ -276,6 +285,7 @@ private:
         ShutDown = true;
         Docs.clear();
         Queue.clear();
+        IndexTodo.clear();
         cancelLocked("");
       }
       reply(Id, nullptr);
@@ -377,6 +387,12 @@ private:
   void enqueueLocked(const std::string &Uri) {
     if (std::find(Queue.begin(), Queue.end(), Uri) == Queue.end())
       Queue.push_back(Uri);
+    // The editor first: a background summary gives way, and is made again when idle.
+    if (Current.Indexing) {
+      Current.Cancelled = true;
+      if (Current.Pid > 0)
+        ::kill(Current.Pid, SIGKILL);
+    }
     Wake.notify_all();
   }
 
@@ -384,6 +400,12 @@ private:
   /// stale, unless it is a document's first: that one builds the preamble every later
   /// analysis needs, and its result is simply dropped.
   void cancelLocked(const std::string &Uri) {
+    if (Current.Indexing && Uri.empty()) {
+      Current.Cancelled = true;
+      if (Current.Pid > 0)
+        ::kill(Current.Pid, SIGKILL);
+      return;
+    }
     if (Current.Uri.empty() || (!Uri.empty() && Uri != Current.Uri))
       return;
     auto It = Docs.find(Current.Uri);
@@ -401,9 +423,20 @@ private:
       bool Cold;
       {
         std::unique_lock<std::mutex> G(Lock);
-        Wake.wait(G, [this] { return Stopping || !Queue.empty(); });
+        Wake.wait(G, [this] { return Stopping || !Queue.empty() || (!IndexTodo.empty() && !ShutDown); });
         if (Stopping)
           return;
+        if (Queue.empty()) {
+          Job J = std::move(IndexTodo.front());
+          IndexTodo.pop_front();
+          Current = Running();
+          Current.Indexing = true;
+          G.unlock();
+          summarize(std::move(J));
+          G.lock();
+          Current = Running();
+          continue;
+        }
         Uri = Queue.front();
         Queue.pop_front();
         auto It = Docs.find(Uri);
@@ -469,6 +502,13 @@ private:
           "compile options ignored (they do more than change how a file is parsed): " +
               droppedList(New));
     Job J = std::move(P->Jobs.front());
+    std::shared_ptr<const ProjectIndex> Index;
+    {
+      std::lock_guard<std::mutex> G(Lock);
+      Index = CurrentIndex;
+      J.IndexFile = IndexPath;
+    }
+    queueIndexWork(*P);
     // A header is analyzed through a translation unit that includes it.
     std::string Analyzed = J.Header.empty() ? J.File : J.Header;
     std::string Base = (TmpDir + "/" + Twine(++Analyses)).str();
@@ -485,6 +525,11 @@ private:
     }
     std::string Key = Cache && !Unsaved ? Cache->key(J) : "";
     std::optional<JobResult> Hit = Key.empty() ? std::nullopt : Cache->lookup(Key);
+    // A result made with other answers from the project index is made again with this one.
+    if (Hit && Index && llvm::any_of(Hit->Consulted, [&](const auto &C) {
+          return Index->answerHash(C.first) != C.second;
+        }))
+      Hit.reset();
     WorkerOutcome O;
     if (Hit) {
       O.Result = std::move(*Hit);
@@ -510,8 +555,12 @@ private:
       if (It == Docs.end() || It->second.Version != Version || Current.Cancelled)
         return;
       It->second.Warm = !O.Internal;
+      It->second.Consulted = O.Result.Consulted;
       Current.Done = true;
     }
+    // What a saved file defines joins the project index (its own, unsaved edits do not).
+    if (!Unsaved && !O.Internal && J.Header.empty())
+      addSummaries(J.File, O.Result.Summaries);
     if (O.Internal) {
       show(ErrorMessage, Analyzed + ": " + O.Result.Problem);
       return publish(Uri, Version, json::array(), {});
@@ -519,6 +568,124 @@ private:
     if (!O.Result.Problem.empty())
       log(InfoMessage, Analyzed + ": " + O.Result.Problem);
     publishFindings(Uri, Version, Analyzed, Text, O.Result);
+  }
+
+  /// The first analysis in a compilation database queues its other translation units, to be
+  /// summarized for the project index when the server is idle.
+  void queueIndexWork(Plan &P) {
+    if (P.Database.empty() || !IndexedDatabases.insert(P.Database).second || P.IndexOnly.empty())
+      return;
+    std::lock_guard<std::mutex> G(Lock);
+    IndexTotal += P.IndexOnly.size();
+    for (Job &J : P.IndexOnly)
+      IndexTodo.push_back(std::move(J));
+    log(InfoMessage, "project index: " + std::to_string(P.IndexOnly.size()) +
+                         " other translation unit(s) of " + P.Database +
+                         " to summarize in the background");
+  }
+
+  /// Summarizes one translation unit of the project index: the result cache's, else a
+  /// worker's at low priority, kept in the cache like any analysis.
+  void summarize(Job J) {
+    std::string Key = Cache ? Cache->key(J) : "";
+    std::optional<JobResult> Hit = Key.empty() ? std::nullopt : Cache->peek(Key);
+    WorkerOutcome O;
+    if (Hit) {
+      O.Result = std::move(*Hit);
+    } else {
+      auto Started = std::chrono::system_clock::now();
+      std::string Base = (TmpDir + "/index-" + Twine(++Analyses)).str();
+      O = runInWorker(J, Self, WorkerArgs, Base, [this](sys::procid_t Pid) {
+        std::lock_guard<std::mutex> G(Lock);
+        Current.Pid = Pid;
+        setWorker(0, Pid);
+        if (Pid > 0) {
+          ::setpriority(PRIO_PROCESS, Pid, 10);
+          if (Current.Cancelled)
+            ::kill(Pid, SIGKILL);
+        }
+      });
+      bool Cancelled;
+      {
+        std::lock_guard<std::mutex> G(Lock);
+        Cancelled = Current.Cancelled;
+        if (Cancelled && !Stopping && !ShutDown)
+          IndexTodo.push_front(J); // given way to an edit: again when idle
+      }
+      if (Cancelled)
+        return;
+      if (!Key.empty() && !O.Internal)
+        Cache->store(Key, O.Result, Started);
+    }
+    if (O.Internal)
+      log(WarningMessage, "project index: " + J.File + " not summarized: " + O.Result.Problem);
+    size_t Done;
+    {
+      std::lock_guard<std::mutex> G(Lock);
+      Done = IndexTotal - IndexTodo.size();
+    }
+    if (!O.Internal)
+      addSummaries(J.File, O.Result.Summaries, /*Publish=*/false);
+    if (Done == IndexTotal || Done % 16 == 0)
+      publishIndex(Done);
+  }
+
+  /// Records the summaries of translation unit \p File; with \p Publish, makes the new
+  /// project index current when they changed.
+  void addSummaries(const std::string &File, const std::string &Summaries, bool Publish = true) {
+    Expected<ProjectIndex> I = Summaries.empty() ? ProjectIndex() : ProjectIndex::fromJSON(Summaries);
+    if (!I) {
+      log(WarningMessage, "project index: " + File + ": " + toString(I.takeError()));
+      return;
+    }
+    auto [It, New] = TuSummaries.try_emplace(File, Summaries);
+    if (!New && It->second == Summaries)
+      return;
+    It->second = Summaries;
+    TuIndex.erase(File);
+    TuIndex.emplace(File, std::move(*I));
+    IndexDirty = true;
+    if (!Publish)
+      return;
+    {
+      std::lock_guard<std::mutex> G(Lock);
+      if (!IndexTodo.empty())
+        return; // published when the background work ends
+    }
+    publishIndex(0);
+  }
+
+  /// Writes the merged project index for the workers, and queues every open document whose
+  /// last analysis got other answers from the index than this one gives.
+  void publishIndex(size_t Summarized) {
+    if (!IndexDirty)
+      return;
+    IndexDirty = false;
+    auto Merged = std::make_shared<ProjectIndex>();
+    for (const auto &[File, I] : TuIndex)
+      Merged->merge(I);
+    std::string Path = (TmpDir + "/index-" + Twine(++IndexVersion) + ".json").str();
+    if (Error E = Merged->save(Path)) {
+      log(WarningMessage, "project index: " + toString(std::move(E)));
+      return;
+    }
+    std::string Old;
+    {
+      std::lock_guard<std::mutex> G(Lock);
+      Old = IndexPath;
+      IndexPath = Path;
+      CurrentIndex = Merged;
+      for (auto &[Uri, D] : Docs)
+        if (llvm::any_of(D.Consulted,
+                         [&](const auto &C) { return Merged->answerHash(C.first) != C.second; }))
+          enqueueLocked(Uri);
+    }
+    // A worker still reading the old file has it open; unlinking does not disturb it.
+    if (!Old.empty())
+      sys::fs::remove(Old);
+    if (Summarized)
+      log(InfoMessage, "project index: " + std::to_string(Merged->size()) + " function(s) from " +
+                           std::to_string(TuIndex.size()) + " translation unit(s)");
   }
 
   void publishFindings(const std::string &Uri, int64_t Version, const std::string &Analyzed,
@@ -591,11 +758,24 @@ private:
   SmallString<128> TmpDir;
   unsigned Analyses = 0; // names the temporary files (analyzer thread only)
   std::set<std::string> SaidDropped; // compile options already reported (analyzer thread only)
+  // The project index (analyzer thread only): each translation unit's summaries as the worker
+  // wrote them and parsed, the databases whose other TUs are queued, the index files' count.
+  std::map<std::string, std::string> TuSummaries;
+  std::map<std::string, ProjectIndex> TuIndex;
+  std::set<std::string> IndexedDatabases;
+  bool IndexDirty = false;
+  unsigned IndexVersion = 0;
   std::mutex OutLock;
   std::mutex Lock; // guards everything below
   std::condition_variable Wake;
   std::map<std::string, Document> Docs;
   std::deque<std::string> Queue;
+  /// Translation units to summarize when no document waits, and how many were ever queued.
+  std::deque<Job> IndexTodo;
+  size_t IndexTotal = 0;
+  /// The current project index: its file (empty: none yet) and its answers.
+  std::string IndexPath;
+  std::shared_ptr<const ProjectIndex> CurrentIndex;
   Running Current;
   unsigned Requests = 0;
   bool Initialized = false, ShutDown = false, Stopping = false, ProgressSupported = false;
