@@ -1,0 +1,164 @@
+// The order layer: in which order statements of one function may run, on Clang's CFG, built
+// once per function.
+
+#include "utils/AutogradModel.h"
+#include "utils/AutogradModelImpl.h"
+
+#include "clang/AST/ParentMapContext.h"
+#include "clang/Analysis/CFG.h"
+#include "clang/Basic/SourceManager.h"
+
+#include "llvm/ADT/BitVector.h"
+#include "llvm/ADT/SmallVector.h"
+
+#include <limits>
+#include <optional>
+
+using namespace clang;
+using namespace clang::ast_matchers;
+
+namespace torchtidy {
+
+namespace {
+/// The CFG of the function whose body holds \p S (the lambda's, inside a lambda).
+FunctionOrder *orderOf(const FunctionDecl *FD, ASTContext &Ctx,
+                       llvm::DenseMap<const FunctionDecl *, std::unique_ptr<FunctionOrder>> &Cache) {
+  if (!FD || !FD->hasBody())
+    return nullptr;
+  auto [It, Inserted] = Cache.try_emplace(FD);
+  if (!Inserted)
+    return It->second.get();
+  auto Order = std::make_unique<FunctionOrder>();
+  CFG::BuildOptions Opts;
+  Opts.setAllAlwaysAdd();
+  Order->Graph = CFG::buildCFG(FD, FD->getBody(), &Ctx, Opts);
+  if (!Order->Graph)
+    return nullptr;
+  for (const CFGBlock *B : *Order->Graph) {
+    unsigned Index = 0;
+    for (const CFGElement &E : *B) {
+      if (std::optional<CFGStmt> CS = E.getAs<CFGStmt>())
+        Order->Position.try_emplace(CS->getStmt(), B, Index);
+      ++Index;
+    }
+    if (const Stmt *T = B->getTerminatorStmt())
+      Order->Position.try_emplace(T, B, Index);
+  }
+  It->second = std::move(Order);
+  return It->second.get();
+}
+
+/// Where \p S runs in \p O: its own position or that of the nearest enclosing statement.
+std::optional<std::pair<const CFGBlock *, unsigned>> positionOf(const Stmt *S, const FunctionOrder &O, ASTContext &Ctx) {
+  DynTypedNode N = DynTypedNode::create(*S);
+  for (unsigned Steps = 0; Steps < 64 && !N.getNodeKind().isNone(); ++Steps, N = parentOf(N, Ctx)) {
+    const Stmt *Cur = N.get<Stmt>();
+    if (!Cur)
+      return std::nullopt;
+    auto It = O.Position.find(Cur);
+    if (It != O.Position.end())
+      return It->second;
+  }
+  return std::nullopt;
+}
+
+/// Blocks reachable from \p From's successors, never passing through \p Avoid.
+llvm::BitVector reachable(const CFG &G, const CFGBlock *From, const CFGBlock *Avoid) {
+  llvm::BitVector Seen(G.getNumBlockIDs());
+  SmallVector<const CFGBlock *, 16> Work;
+  auto Push = [&](const CFGBlock *B) {
+    for (const CFGBlock::AdjacentBlock &Succ : B->succs())
+      if (const CFGBlock *S = Succ.getReachableBlock(); S && S != Avoid && !Seen.test(S->getBlockID())) {
+        Seen.set(S->getBlockID());
+        Work.push_back(S);
+      }
+  };
+  if (From != Avoid)
+    Push(From);
+  while (!Work.empty())
+    Push(Work.pop_back_val());
+  return Seen;
+}
+} // namespace
+
+bool AutogradModel::mayRunBefore(const Stmt *A, const Stmt *B) {
+  const FunctionDecl *FD = enclosingFunction(A, Ctx);
+  const SourceManager &SM = Ctx.getSourceManager();
+  FunctionOrder *O = FD == enclosingFunction(B, Ctx) ? orderOf(FD, Ctx, P->Orders) : nullptr;
+  auto PA = O ? positionOf(A, *O, Ctx) : std::nullopt;
+  auto PB = O ? positionOf(B, *O, Ctx) : std::nullopt;
+  if (!PA || !PB)
+    return SM.isBeforeInTranslationUnit(A->getEndLoc(), B->getBeginLoc());
+  if (PA->first == PB->first && PA->second < PB->second)
+    return true;
+  return reachable(*O->Graph, PA->first, nullptr).test(PB->first->getBlockID());
+}
+
+bool AutogradModel::mayRunBeforeAvoiding(const Stmt *A, const Stmt *B, ArrayRef<const Stmt *> Avoid) {
+  const FunctionDecl *FD = enclosingFunction(A, Ctx);
+  FunctionOrder *O = FD == enclosingFunction(B, Ctx) ? orderOf(FD, Ctx, P->Orders) : nullptr;
+  auto PA = O ? positionOf(A, *O, Ctx) : std::nullopt;
+  auto PB = O ? positionOf(B, *O, Ctx) : std::nullopt;
+  if (!PA || !PB)
+    return false;
+  llvm::DenseMap<const CFGBlock *, SmallVector<unsigned, 2>> Avoided;
+  for (const Stmt *S : Avoid)
+    if (auto PS = positionOf(S, *O, Ctx))
+      Avoided[PS->first].push_back(PS->second);
+  // No avoided statement in [From, To) of the block.
+  auto Clear = [&](const CFGBlock *Block, unsigned From, unsigned To) {
+    auto It = Avoided.find(Block);
+    return It == Avoided.end() ||
+           llvm::none_of(It->second, [&](unsigned I) { return I >= From && I < To; });
+  };
+  const unsigned End = std::numeric_limits<unsigned>::max();
+  if (PA->first == PB->first && PA->second < PB->second)
+    return Clear(PA->first, PA->second + 1, PB->second);
+  if (!Clear(PA->first, PA->second + 1, End))
+    return false;
+  llvm::BitVector Seen(O->Graph->getNumBlockIDs());
+  SmallVector<const CFGBlock *, 16> Work{PA->first};
+  while (!Work.empty()) {
+    const CFGBlock *Block = Work.pop_back_val();
+    for (const CFGBlock::AdjacentBlock &Succ : Block->succs()) {
+      const CFGBlock *Next = Succ.getReachableBlock();
+      if (!Next || Seen.test(Next->getBlockID()))
+        continue;
+      Seen.set(Next->getBlockID());
+      if (Next == PB->first && Clear(Next, 0, PB->second))
+        return true;
+      // A block holding an avoided statement is entered but never passed through.
+      if (Clear(Next, 0, End))
+        Work.push_back(Next);
+    }
+  }
+  return false;
+}
+
+bool AutogradModel::mayRunInLaterIteration(const Stmt *A, const Stmt *B, ArrayRef<const Stmt *> Avoid) {
+  const FunctionDecl *FD = enclosingFunction(B, Ctx);
+  // The loop statement stands for its head: the terminator of the block that decides whether
+  // another iteration runs.
+  for (const Stmt *Loop = enclosingLoop(B); Loop && enclosingFunction(Loop, Ctx) == FD; Loop = enclosingLoop(Loop))
+    if (mayRunBeforeAvoiding(A, Loop, Avoid) && mayRunBeforeAvoiding(Loop, B, Avoid))
+      return true;
+  return false;
+}
+
+bool AutogradModel::runsBeforeOnEveryPath(const Stmt *A, const Stmt *B) {
+  const FunctionDecl *FD = enclosingFunction(A, Ctx);
+  FunctionOrder *O = FD == enclosingFunction(B, Ctx) ? orderOf(FD, Ctx, P->Orders) : nullptr;
+  auto PA = O ? positionOf(A, *O, Ctx) : std::nullopt;
+  auto PB = O ? positionOf(B, *O, Ctx) : std::nullopt;
+  if (!PA || !PB)
+    return false;
+  if (PA->first == PB->first)
+    return PA->second < PB->second;
+  const CFG &G = *O->Graph;
+  if (&G.getEntry() == PA->first || &G.getEntry() == PB->first)
+    return &G.getEntry() == PA->first;
+  // A dominates B when B cannot be reached from the entry once A's block is removed.
+  return !reachable(G, &G.getEntry(), PA->first).test(PB->first->getBlockID());
+}
+
+} // namespace torchtidy

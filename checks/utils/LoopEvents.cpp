@@ -1,0 +1,369 @@
+// The loop layer: what a loop runs each iteration (forward, backward, step, ...), how often a
+// statement runs per iteration, and the loop a statement runs in, else its caller's.
+
+#include "utils/AutogradModel.h"
+#include "utils/AutogradModelImpl.h"
+
+#include "clang/AST/ASTLambda.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/ParentMapContext.h"
+#include "clang/AST/StmtCXX.h"
+#include "clang/ASTMatchers/ASTMatchFinder.h"
+
+#include "llvm/ADT/SmallVector.h"
+
+#include <functional>
+#include <optional>
+
+using namespace clang;
+using namespace clang::ast_matchers;
+
+namespace torchtidy {
+
+namespace {
+
+/// `X % k` with k a constant > 1 (~0u when k is not a constant); 0 when \p E is no modulo.
+unsigned moduloInterval(const Expr *E, ASTContext &Ctx) {
+  const auto *BO = dyn_cast<BinaryOperator>(E->IgnoreParenImpCasts());
+  if (!BO || BO->getOpcode() != BO_Rem)
+    return 0;
+  const Expr *K = BO->getRHS();
+  if (K->isValueDependent())
+    return ~0u;
+  Expr::EvalResult R;
+  if (!K->EvaluateAsInt(R, Ctx))
+    return ~0u;
+  int64_t V = R.Val.getInt().getExtValue();
+  return V > 1 ? unsigned(V) : 0;
+}
+
+/// The interval an `if` condition selects: `i % k == r`, `!(i % k)`, also as one operand of
+/// `&&`. 0 for any other condition.
+unsigned intervalOf(const Expr *Cond, ASTContext &Ctx) {
+  Cond = Cond->IgnoreParenImpCasts();
+  if (const auto *U = dyn_cast<UnaryOperator>(Cond); U && U->getOpcode() == UO_LNot)
+    return moduloInterval(U->getSubExpr(), Ctx);
+  const auto *BO = dyn_cast<BinaryOperator>(Cond);
+  if (!BO)
+    return 0;
+  if (BO->getOpcode() == BO_LAnd)
+    return std::max(intervalOf(BO->getLHS(), Ctx), intervalOf(BO->getRHS(), Ctx));
+  if (BO->getOpcode() != BO_EQ)
+    return 0;
+  if (unsigned K = moduloInterval(BO->getLHS(), Ctx))
+    return K;
+  return moduloInterval(BO->getRHS(), Ctx);
+}
+
+constexpr LoopEventKind AllEvents[] = {LoopEventKind::Forward, LoopEventKind::Backward, LoopEventKind::Step,
+                                       LoopEventKind::ZeroGrad, LoopEventKind::Eval, LoopEventKind::Train};
+
+/// The parts of a loop that run on every iteration, body first: the range initializer of a
+/// range-for runs once and is left out.
+llvm::SmallVector<const Stmt *, 3> perIterationParts(const Stmt *Loop) {
+  llvm::SmallVector<const Stmt *, 3> Parts{loopBody(Loop) ? loopBody(Loop) : Loop};
+  if (const auto *F = dyn_cast<ForStmt>(Loop)) {
+    Parts.push_back(F->getCond());
+    Parts.push_back(F->getInc());
+  } else if (const auto *W = dyn_cast<WhileStmt>(Loop)) {
+    Parts.push_back(W->getCond());
+  } else if (const auto *D = dyn_cast<DoStmt>(Loop)) {
+    Parts.push_back(D->getCond());
+  }
+  return Parts;
+}
+
+/// The user functions a call may run: its callee (or the lambda held in the local it calls);
+/// for a call left unresolved in a template nobody instantiates, every candidate.
+llvm::SmallVector<const FunctionDecl *, 2> possibleCallees(AutogradModel &M, const CallExpr *Call) {
+  llvm::SmallVector<const FunctionDecl *, 2> Callees;
+  if (const FunctionDecl *FD = M.calledFunction(Call))
+    Callees.push_back(FD);
+  else if (const auto *Lookup = dyn_cast<UnresolvedLookupExpr>(Call->getCallee()->IgnoreParenImpCasts()))
+    for (const NamedDecl *D : Lookup->decls())
+      if (const FunctionDecl *FD = D->getAsFunction())
+        Callees.push_back(FD);
+  return Callees;
+}
+
+} // namespace
+
+const LoopEvent *LoopFacts::first(LoopEventKind K) const {
+  for (const LoopEvent &E : Events)
+    if (E.Kind == K)
+      return &E;
+  return nullptr;
+}
+
+const Stmt *AutogradModel::enclosingLoop(const Stmt *S) { return S ? torchtidy::enclosingLoop(S, Ctx) : nullptr; }
+
+namespace {
+AST_MATCHER(Stmt, parameterFreeForward) { return isParameterFreeModule(forwardedModule(&Node)); }
+} // namespace
+
+StmtMatcher AutogradModel::event(LoopEventKind K) {
+  using namespace matchers;
+  switch (K) {
+  case LoopEventKind::Forward:
+    return stmt(anyOf(moduleForwardCall(), callExpr(dependentMemberCall({"forward"}))),
+                unless(parameterFreeForward()));
+  case LoopEventKind::Backward:
+    return stmt(anyOf(backwardCall(), callExpr(dependentMemberCall({"backward"})),
+                      callExpr(callee(unresolvedLookupExpr(
+                          hasAnyDeclaration(functionDecl(hasName("::torch::autograd::backward"))))))));
+  case LoopEventKind::Step:
+    return stmt(anyOf(optimizerStepCall(), callExpr(dependentMemberCall({"step"}))));
+  case LoopEventKind::ZeroGrad:
+    return gradClearing();
+  case LoopEventKind::Eval:
+    return moduleMethodCall({"eval"});
+  case LoopEventKind::Train:
+    return moduleMethodCall({"train"});
+  }
+  llvm_unreachable("unknown loop event");
+}
+
+uint32_t indexFact(LoopEventKind K) {
+  switch (K) {
+  case LoopEventKind::Forward: return FunctionSummary::Forward;
+  case LoopEventKind::Backward: return FunctionSummary::Backward;
+  case LoopEventKind::Step: return FunctionSummary::Step;
+  case LoopEventKind::ZeroGrad: return FunctionSummary::ZeroGrad;
+  case LoopEventKind::Eval: return FunctionSummary::Eval;
+  case LoopEventKind::Train: return FunctionSummary::Train;
+  }
+  llvm_unreachable("unknown loop event");
+}
+
+llvm::ArrayRef<LoopEvent> AutogradModel::eventsIn(const Stmt *Root) {
+  auto [It, Inserted] = P->Events.try_emplace(Root);
+  if (!Inserted || !Root)
+    return It->second;
+  std::vector<LoopEvent> Events;
+  // Binary operators too: an assignment to a gradient left unresolved in a template clears it.
+  for (const BoundNodes &B : match(findAll(stmt(anyOf(callExpr(), binaryOperator())).bind("s")), *Root, Ctx)) {
+    const auto *S = B.getNodeAs<Stmt>("s");
+    bool Direct = false;
+    for (LoopEventKind K : AllEvents)
+      if (!match(event(K), *S, Ctx).empty()) {
+        Events.push_back({K, S, S, 1});
+        Direct = true;
+      }
+    const auto *Call = dyn_cast<CallExpr>(S);
+    if (Direct || !Call || Opts.CallDepth == 0)
+      continue;
+    for (const FunctionDecl *Callee : possibleCallees(*this, Call)) {
+      // A function of another translation unit: what the project index says it runs.
+      if (std::optional<uint32_t> Facts = indexedFacts(Callee)) {
+        for (LoopEventKind K : AllEvents)
+          if (*Facts & indexFact(K))
+            Events.push_back({K, Call, Call, 1});
+        continue;
+      }
+      const FunctionDecl *Def = Callee->getDefinition();
+      if (!Def || !Def->hasBody() || isInSystemHeader(Def))
+        continue;
+      for (LoopEventKind K : AllEvents)
+        if (const Stmt *Inner = torchtidy::findReachable(Def->getBody(), event(K), Ctx, Opts.CallDepth - 1))
+          Events.push_back({K, Call, Inner, 1});
+    }
+  }
+  // The map may have grown (rehashed) while a helper was followed.
+  return P->Events[Root] = std::move(Events);
+}
+
+llvm::SmallVector<const Stmt *, 4> AutogradModel::sitesIn(const Stmt *Root, LoopEventKind K) {
+  llvm::SmallVector<const Stmt *, 4> Sites;
+  for (const LoopEvent &E : eventsIn(Root))
+    if (E.Kind == K && !llvm::is_contained(Sites, E.Site))
+      Sites.push_back(E.Site);
+  return Sites;
+}
+
+const LoopFacts &AutogradModel::loop(const Stmt *Loop) {
+  std::unique_ptr<LoopFacts> &Slot = P->Loops[Loop];
+  if (Slot)
+    return *Slot;
+  Slot = std::make_unique<LoopFacts>();
+  LoopFacts &Facts = *Slot;
+  auto Parts = perIterationParts(Loop);
+  for (const Stmt *Part : Parts) {
+    if (!Part)
+      continue;
+    for (LoopEvent E : eventsIn(Part)) {
+      // A loop's condition and increment run on every iteration.
+      E.Every = Part == Parts.front() ? everyNth(E.Site, Loop) : 1;
+      Facts.Events.push_back(E);
+    }
+  }
+  if (Facts.has(LoopEventKind::Backward) || Facts.has(LoopEventKind::Step))
+    Facts.Kind = LoopKind::Training;
+  else if (Facts.has(LoopEventKind::Forward))
+    Facts.Kind = LoopKind::Eval;
+  return Facts;
+}
+
+const Stmt *AutogradModel::trainingLoopOf(const Stmt *S) {
+  std::function<const Stmt *(const Stmt *, unsigned)> Find = [&](const Stmt *From, unsigned Depth) -> const Stmt * {
+    for (const Stmt *L = enclosingLoop(From); L; L = enclosingLoop(L))
+      if (loop(L).Kind == LoopKind::Training)
+        return L;
+    if (Depth == 0)
+      return nullptr;
+    const FunctionDecl *FD = enclosingFunction(From, Ctx);
+    if (!FD || isLambdaCallOperator(FD))
+      return nullptr;
+    for (const CallExpr *Call : callersOf(FD))
+      if (const Stmt *L = Find(Call, Depth - 1))
+        return L;
+    return nullptr;
+  };
+  return S ? Find(S, Opts.CallDepth) : nullptr;
+}
+
+bool AutogradModel::almostEveryIteration(const Expr *Cond, const Stmt *Loop) {
+  // `i % k` without a comparison is true on k - 1 of every k iterations; a switch that is the
+  // same on every iteration (`cfg.enabled && i % k`) does not change that.
+  llvm::SmallVector<const Expr *, 4> Conjuncts{Cond};
+  bool Modulo = false;
+  while (!Conjuncts.empty()) {
+    const Expr *E = Conjuncts.pop_back_val()->IgnoreParenImpCasts();
+    if (const auto *BO = dyn_cast<BinaryOperator>(E); BO && BO->getOpcode() == BO_LAnd) {
+      Conjuncts.append({BO->getLHS(), BO->getRHS()});
+    } else if (moduloInterval(E, Ctx)) {
+      Modulo = true;
+    } else if (!sameEveryIteration(E, Loop)) {
+      return false;
+    }
+  }
+  return Modulo;
+}
+
+const LoopEvent *AutogradModel::ownLevelEvent(const Stmt *Loop, ArrayRef<LoopEventKind> Kinds) {
+  for (const LoopEvent &E : loop(Loop).Events)
+    if (llvm::is_contained(Kinds, E.Kind) && enclosingLoop(E.Site) == Loop &&
+        (E.Call == E.Site || !enclosingLoop(E.Call)))
+      return &E;
+  return nullptr;
+}
+
+bool AutogradModel::runsEachIteration(const Stmt *Loop, ArrayRef<LoopEventKind> Kinds) {
+  return ownLevelEvent(Loop, Kinds) != nullptr;
+}
+
+LoopSite AutogradModel::loopRunning(const Stmt *S, ArrayRef<LoopEventKind> Kinds) {
+  std::function<LoopSite(const Stmt *, unsigned)> Find = [&](const Stmt *From, unsigned Depth) -> LoopSite {
+    for (const Stmt *L = enclosingLoop(From); L; L = enclosingLoop(L))
+      if (runsEachIteration(L, Kinds))
+        return {L, nullptr};
+    // A lambda defined before the loop and called in it is found through its calls.
+    const FunctionDecl *FD = enclosingFunction(From, Ctx);
+    if (Depth == 0 || !FD)
+      return {};
+    for (const CallExpr *Call : callersOf(FD))
+      if (LoopSite Found = Find(Call, Depth - 1); Found.Loop)
+        return {Found.Loop, Found.Via ? Found.Via : Call};
+    return {};
+  };
+  return S ? Find(S, Opts.CallDepth) : LoopSite{};
+}
+
+unsigned AutogradModel::everyNth(const Stmt *S, const Stmt *Loop) {
+  const Stmt *Body = loopBody(Loop);
+  unsigned Every = 1;
+  DynTypedNode Child = DynTypedNode::create(*S);
+  for (DynTypedNode Parent = parentOf(Child, Ctx); !Parent.getNodeKind().isNone() && Child.get<Stmt>() != Body;
+       Child = Parent, Parent = parentOf(Parent, Ctx)) {
+    const Stmt *PS = Parent.get<Stmt>();
+    if (!PS)
+      continue; // a lambda's call operator or closure class
+    const Stmt *C = Child.get<Stmt>();
+    if (const auto *If = dyn_cast<IfStmt>(PS)) {
+      if (C == If->getCond() || C == If->getInit() || (If->getConditionVariableDeclStmt() == C))
+        continue;
+      // A switch the same on every iteration (`if (cfg.verbose)`): all of them or none.
+      if ((C == If->getThen() && almostEveryIteration(If->getCond(), Loop)) ||
+          (!If->getInit() && !If->getConditionVariable() && sameEveryIteration(If->getCond(), Loop)))
+        continue;
+      unsigned K = C == If->getThen() ? intervalOf(If->getCond(), Ctx) : 0;
+      if (K == 0)
+        return 0;
+      Every = std::max(Every, K);
+    } else if (const auto *CO = dyn_cast<AbstractConditionalOperator>(PS)) {
+      if (C != CO->getCond() && !sameEveryIteration(CO->getCond(), Loop))
+        return 0;
+    } else if (const auto *BO = dyn_cast<BinaryOperator>(PS)) {
+      if (BO->isLogicalOp() && C == BO->getRHS() && !sameEveryIteration(BO->getLHS(), Loop))
+        return 0;
+    } else if (const auto *Sw = dyn_cast<SwitchStmt>(PS)) {
+      if (C == Sw->getBody() && (Sw->getInit() || !sameEveryIteration(Sw->getCond(), Loop)))
+        return 0;
+    } else if (isa<CXXCatchStmt>(PS)) {
+      return 0;
+    } else if (const auto *CS = dyn_cast<CompoundStmt>(PS)) {
+      // `if (i % k != 0) continue;` before the statement selects every k-th iteration.
+      for (const Stmt *Sibling : CS->body()) {
+        if (Sibling == C)
+          break;
+        const auto *If = dyn_cast<IfStmt>(Sibling);
+        if (!If || If->getElse())
+          continue;
+        const Stmt *Then = If->getThen();
+        if (const auto *Block = dyn_cast<CompoundStmt>(Then); Block && Block->size() == 1)
+          Then = Block->body_front();
+        const auto *Cond = dyn_cast<BinaryOperator>(If->getCond()->IgnoreParenImpCasts());
+        if (isa<ContinueStmt>(Then) && Cond && Cond->getOpcode() == BO_NE)
+          if (unsigned K = std::max(moduloInterval(Cond->getLHS(), Ctx), moduloInterval(Cond->getRHS(), Ctx)))
+            Every = std::max(Every, K);
+      }
+    }
+  }
+  return Every;
+}
+
+std::optional<PerIteration> AutogradModel::perIterationLoop(const Stmt *S, ArrayRef<LoopEventKind> Kinds) {
+  // The statements from S up to the call in the loop: each must run on every iteration.
+  llvm::SmallVector<const Stmt *, 4> Path;
+  std::function<std::optional<PerIteration>(const Stmt *, unsigned)> Find =
+      [&](const Stmt *From, unsigned Depth) -> std::optional<PerIteration> {
+    Path.push_back(From);
+    for (const Stmt *L = enclosingLoop(From); L; L = enclosingLoop(L)) {
+      if (!Kinds.empty() && !runsEachIteration(L, Kinds))
+        continue;
+      if (llvm::any_of(Path, [&](const Stmt *On) { return everyNth(On, L) != 1; }))
+        return std::nullopt;
+      return PerIteration{L, nullptr};
+    }
+    const FunctionDecl *FD = Depth ? enclosingFunction(From, Ctx) : nullptr;
+    if (!FD)
+      return std::nullopt;
+    for (const CallExpr *Call : callersOf(FD))
+      if (enclosingFunction(Call, Ctx) != FD)
+        if (std::optional<PerIteration> Found = Find(Call, Depth - 1))
+          return PerIteration{Found->Loop, Found->Via ? Found->Via : Call};
+    Path.pop_back();
+    return std::nullopt;
+  };
+  return S ? Find(S, Opts.CallDepth) : std::nullopt;
+}
+
+bool AutogradModel::iteratesSteps(const Stmt *Loop) {
+  auto AtOwnLevel = [&](const LoopEvent &E) {
+    return enclosingLoop(E.Site) == Loop && (E.Call == E.Site || !enclosingLoop(E.Call));
+  };
+  bool Forward = false, NestedTraining = false;
+  for (const LoopEvent &E : loop(Loop).Events) {
+    bool Trains = E.Kind == LoopEventKind::Backward || E.Kind == LoopEventKind::Step;
+    if (!Trains && E.Kind != LoopEventKind::Forward)
+      continue;
+    if (!AtOwnLevel(E))
+      NestedTraining |= Trains;
+    else if (Trains)
+      return true;
+    else
+      Forward = true;
+  }
+  return Forward && !NestedTraining;
+}
+
+} // namespace torchtidy

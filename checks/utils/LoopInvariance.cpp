@@ -1,0 +1,288 @@
+// Loop invariance: whether a value is the same on every iteration, whether a container's
+// contents survive an iteration, whether a local escapes its scope.
+
+#include "utils/AutogradModel.h"
+#include "utils/AutogradModelImpl.h"
+
+#include "clang/AST/ASTLambda.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/ParentMapContext.h"
+#include "clang/AST/StmtCXX.h"
+#include "clang/ASTMatchers/ASTMatchFinder.h"
+
+#include "llvm/ADT/SmallVector.h"
+
+#include <functional>
+
+using namespace clang;
+using namespace clang::ast_matchers;
+
+namespace torchtidy {
+
+namespace {
+/// Whether \p D is declared inside \p Loop.
+bool declaredIn(const ValueDecl *D, const Stmt *Loop, ASTContext &Ctx) {
+  DynTypedNode N = DynTypedNode::create(*D);
+  for (unsigned Steps = 0; Steps < 256 && !N.getNodeKind().isNone(); ++Steps, N = parentOf(N, Ctx)) {
+    if (N.get<Stmt>() == Loop)
+      return true;
+    if (const auto *FD = N.get<FunctionDecl>(); FD && !isLambdaCallOperator(FD))
+      return false;
+  }
+  return false;
+}
+
+/// Whether the local \p VD belongs to the function \p S is in, or to a function enclosing the
+/// lambda \p S is in, rather than to a helper called from there.
+bool declaredAround(const VarDecl *VD, const Stmt *S, ASTContext &Ctx) {
+  const DeclContext *Owner = VD->getParentFunctionOrMethod();
+  for (const FunctionDecl *FD = enclosingFunction(S, Ctx); FD;) {
+    if (FD == Owner)
+      return true;
+    // A lambda's locals and captures belong to the function it is defined in.
+    const auto *MD = dyn_cast<CXXMethodDecl>(FD);
+    if (!MD || !MD->getParent()->isLambda())
+      return false;
+    FD = dyn_cast_or_null<FunctionDecl>(MD->getParent()->getParentFunctionOrMethod());
+  }
+  return false;
+}
+
+/// `model->` on a std::shared_ptr or ModuleHolder, and `(*model).`: `model` itself.
+const Expr *throughSmartPointer(const Expr *E) {
+  E = E->IgnoreUnlessSpelledInSource();
+  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E);
+      Op && (Op->getOperator() == OO_Arrow || Op->getOperator() == OO_Star) && Op->getNumArgs() == 1)
+    return Op->getArg(0)->IgnoreUnlessSpelledInSource();
+  if (const auto *UO = dyn_cast<UnaryOperator>(E); UO && UO->getOpcode() == UO_Deref)
+    return UO->getSubExpr()->IgnoreUnlessSpelledInSource();
+  return E;
+}
+
+/// A parameter declared as a forwarding reference (`Args&&... args`): binding an lvalue to
+/// it makes its type a non-const reference, but it only passes the argument on.
+AST_MATCHER(ParmVarDecl, isForwardingReference) {
+  const auto *FD = dyn_cast<FunctionDecl>(Node.getDeclContext());
+  const FunctionDecl *Pattern = FD ? FD->getTemplateInstantiationPattern() : nullptr;
+  if (!Pattern)
+    return false;
+  const ParmVarDecl *Written = nullptr;
+  unsigned Index = Node.getFunctionScopeIndex();
+  for (const ParmVarDecl *P : Pattern->parameters()) {
+    if (P->isParameterPack() || Index-- == 0) {
+      Written = P;
+      break;
+    }
+  }
+  QualType T = Written ? Written->getType() : QualType();
+  if (const auto *Pack = T.isNull() ? nullptr : T->getAs<PackExpansionType>())
+    T = Pack->getPattern();
+  const auto *RRef = T.isNull() ? nullptr : T->getAs<RValueReferenceType>();
+  return RRef && RRef->getPointeeType().getUnqualifiedType()->getAs<TemplateTypeParmType>() &&
+         !RRef->getPointeeType().hasQualifiers();
+}
+
+/// Whether \p Target gets a new value in \p Loop: assigned, passed by non-const reference,
+/// changed by an in-place tensor op or a container's mutator. Not ExprMutationAnalyzer: it
+/// counts a module's non-const operator-> and a lambda's by-reference capture as writes.
+bool writtenIn(const clang::ast_matchers::internal::Matcher<Expr> &Target, const Stmt *Loop, ASTContext &Ctx) {
+  auto Ref = ignoringImplicit(Target);
+  auto NonConstRefParam =
+      parmVarDecl(hasType(referenceType(pointee(unless(isConstQualified())))), unless(isForwardingReference()));
+  auto Mutator = cxxMethodDecl(anyOf(
+      allOf(ofClass(cxxRecordDecl(hasAnyName("::at::Tensor", "::at::TensorBase"))), matchesName("_$")),
+      hasAnyName("push_back", "emplace_back", "insert", "emplace", "clear", "erase", "resize", "assign",
+                 "pop_back", "swap")));
+  auto Writes = expr(anyOf(cxxOperatorCallExpr(isAssignmentOperator(), hasArgument(0, Ref)),
+                           binaryOperator(isAssignmentOperator(), hasLHS(Ref)),
+                           unaryOperator(hasAnyOperatorName("++", "--", "&"), hasUnaryOperand(Ref)),
+                           cxxMemberCallExpr(on(Ref), callee(Mutator)),
+                           callExpr(forEachArgumentWithParam(Ref, NonConstRefParam))));
+  return !match(findAll(Writes.bind("w")), *Loop, Ctx).empty();
+}
+
+/// Whether \p VD is handed to an optimizer in the function that declares it (an optimizer
+/// constructed from it, or given it with add_param_group).
+bool ownedByOptimizer(const VarDecl *VD, ASTContext &Ctx) {
+  const auto *FD = dyn_cast_or_null<FunctionDecl>(VD->getParentFunctionOrMethod());
+  if (!FD || !FD->hasBody())
+    return false;
+  auto Ref = hasDescendant(declRefExpr(to(varDecl(equalsNode(VD)))));
+  auto Owner = stmt(anyOf(cxxConstructExpr(hasType(matchers::optimizerType()), Ref),
+                          stmt(matchers::optimizerMethodCall({"add_param_group"}), Ref)));
+  return !match(findAll(Owner), *FD->getBody(), Ctx).empty();
+}
+} // namespace
+
+bool AutogradModel::isLoopInvariant(const Expr *E, const Stmt *Loop) { return invariantEntity(E, Loop); }
+
+bool AutogradModel::sameEveryIteration(const Expr *E, const Stmt *Loop) {
+  std::function<bool(const Expr *, unsigned)> Same = [&](const Expr *X, unsigned Depth) {
+    if (Depth == 0)
+      return false;
+    for (const BoundNodes &B : match(findAll(expr(anyOf(declRefExpr(to(varDecl())), memberExpr(), callExpr()))
+                                                 .bind("e")),
+                                     *X, Ctx)) {
+      const auto *Node = B.getNodeAs<Expr>("e");
+      if (const auto *Call = dyn_cast<CallExpr>(Node)) {
+        const FunctionDecl *Callee = Call->getDirectCallee();
+        if (!Callee || !isInSystemHeader(Callee))
+          return false;
+        continue;
+      }
+      if (const auto *ME = dyn_cast<MemberExpr>(Node)) {
+        if (isa<FieldDecl>(ME->getMemberDecl()) && !invariantEntity(ME, Loop))
+          return false;
+        continue;
+      }
+      const auto *VD = cast<VarDecl>(cast<DeclRefExpr>(Node)->getDecl());
+      if (VD->getType().isConstQualified() && VD->hasGlobalStorage())
+        continue;
+      // The locals and parameters of a helper the loop calls are computed per call.
+      if (VD->hasLocalStorage() && !declaredAround(VD, Loop, Ctx))
+        return false;
+      if (declaredIn(VD, Loop, Ctx)) {
+        // A local of the iteration: the same when its initializer is and nothing writes it.
+        const auto *Range = dyn_cast<CXXForRangeStmt>(Loop);
+        if ((Range && Range->getLoopVariable() == VD) || !VD->getInit() ||
+            writtenIn(declRefExpr(to(varDecl(equalsNode(VD)))), Loop, Ctx) || !Same(VD->getInit(), Depth - 1))
+          return false;
+        continue;
+      }
+      if (!invariantEntity(cast<DeclRefExpr>(Node), Loop))
+        return false;
+    }
+    return true;
+  };
+  return E && Loop && Same(E, 4);
+}
+
+bool AutogradModel::readsOnlyInvariants(const Expr *E, const Stmt *Loop) {
+  auto Refs = match(findAll(expr(anyOf(declRefExpr(to(varDecl())), memberExpr())).bind("r")), *E, Ctx);
+  for (const BoundNodes &B : Refs) {
+    const auto *R = B.getNodeAs<Expr>("r");
+    if (isa<MemberExpr>(R) && !isa<FieldDecl>(cast<MemberExpr>(R)->getMemberDecl()))
+      continue;
+    if (const auto *DRE = dyn_cast<DeclRefExpr>(R)) {
+      const auto *VD = cast<VarDecl>(DRE->getDecl());
+      if (VD->isUsableInConstantExpressions(Ctx))
+        continue;
+      if (VD->hasLocalStorage() && !declaredAround(VD, Loop, Ctx))
+        return false;
+      if (VD->getType().isConstQualified() && !declaredIn(VD, Loop, Ctx))
+        continue;
+    }
+    if (!invariantEntity(R, Loop))
+      return false;
+  }
+  return true;
+}
+
+bool AutogradModel::valueEscapes(const VarDecl *V, const Stmt *Scope) {
+  auto Ref = declRefExpr(to(varDecl(equalsNode(V))));
+  auto Named = ignoringParenImpCasts(
+      expr(anyOf(Ref, callExpr(callee(functionDecl(hasAnyName("::std::move", "::std::forward"))),
+                               hasArgument(0, ignoringParenImpCasts(Ref))))));
+  // Through the copy or move a by-value return or argument makes.
+  auto Value = ignoringImplicit(expr(anyOf(Named, cxxConstructExpr(argumentCountIs(1), hasArgument(0, Named)))));
+  auto Insert = cxxMemberCallExpr(callee(cxxMethodDecl(hasAnyName("push_back", "emplace_back", "push_front",
+                                                                  "emplace_front", "insert", "emplace", "push",
+                                                                  "assign", "insert_or_assign"))),
+                                  hasAnyArgument(Value));
+  auto Aggregate = expr(anyOf(initListExpr(hasType(recordDecl()), has(Value)),
+                              callExpr(callee(functionDecl(hasAnyName("::std::make_pair", "::std::make_tuple"))),
+                                       hasAnyArgument(Value))));
+  auto Stores = stmt(anyOf(returnStmt(hasReturnValue(Value)), Insert, Aggregate,
+                           cxxOperatorCallExpr(hasOverloadedOperatorName("="), hasArgument(1, Value),
+                                               hasArgument(0, expr().bind("to")))));
+  for (const BoundNodes &B : match(findAll(Stores.bind("s")), *Scope, Ctx)) {
+    const auto *To = B.getNodeAs<Expr>("to");
+    if (!To)
+      return true;
+    // Assigned to a local of this scope: that local carries it no further than V does.
+    const auto *Local = dyn_cast<DeclRefExpr>(To->IgnoreParenImpCasts());
+    const auto *LocalVar = Local ? dyn_cast<VarDecl>(Local->getDecl()) : nullptr;
+    if (!LocalVar || !LocalVar->hasLocalStorage() || !declaredIn(LocalVar, Scope, Ctx))
+      return true;
+  }
+  return false;
+}
+
+const ValueDecl *AutogradModel::invariantEntity(const Expr *E, const Stmt *Loop) {
+  if (!E || !Loop)
+    return nullptr;
+  E = throughSmartPointer(E);
+  if (const auto *DRE = dyn_cast<DeclRefExpr>(E)) {
+    const auto *VD = dyn_cast<VarDecl>(DRE->getDecl());
+    if (!VD || declaredIn(VD, Loop, Ctx) || writtenIn(declRefExpr(to(varDecl(equalsNode(VD)))), Loop, Ctx))
+      return nullptr;
+    // optimizer.step() writes every tensor the optimizer owns.
+    if (isTensorType(VD->getType()) && loop(Loop).has(LoopEventKind::Step) &&
+        (ownedByOptimizer(VD, Ctx) || isRequiresGradLeaf(DRE)))
+      return nullptr;
+    return VD;
+  }
+  if (const auto *ME = dyn_cast<MemberExpr>(E)) {
+    const auto *FD = dyn_cast<FieldDecl>(ME->getMemberDecl());
+    if (!FD || writtenIn(memberExpr(member(equalsNode(FD))), Loop, Ctx))
+      return nullptr;
+    const Expr *Base = ME->getBase()->IgnoreUnlessSpelledInSource();
+    if (isa<CXXThisExpr>(Base) || invariantEntity(Base, Loop))
+      return FD;
+  }
+  return nullptr;
+}
+
+namespace {
+/// The statements of \p Body that empty \p Container: `c.clear()`, or an assignment of a value
+/// not computed from itself (`total = total + loss` keeps what it held).
+llvm::SmallVector<const Stmt *, 2> emptyingsIn(const ValueDecl *Container, const Stmt *Body, ASTContext &Ctx) {
+  auto Root = expr(ignoringParenImpCasts(
+      anyOf(declRefExpr(to(valueDecl(equalsNode(Container)))), memberExpr(member(equalsNode(Container))))));
+  auto Emptying = stmt(anyOf(cxxMemberCallExpr(on(Root), callee(cxxMethodDecl(hasName("clear")))),
+                             cxxOperatorCallExpr(hasOverloadedOperatorName("="), hasArgument(0, Root),
+                                                 unless(hasArgument(1, anyOf(Root, hasDescendant(Root)))))));
+  llvm::SmallVector<const Stmt *, 2> Found;
+  for (const BoundNodes &B : match(findAll(Emptying.bind("clear")), *Body, Ctx))
+    Found.push_back(B.getNodeAs<Stmt>("clear"));
+  return Found;
+}
+} // namespace
+
+bool AutogradModel::outlivesIteration(const ValueDecl *Container, const Stmt *Loop) {
+  if (!Container || !Loop)
+    return false;
+  if (const auto *VD = dyn_cast<VarDecl>(Container); VD && declaredIn(VD, Loop, Ctx))
+    return false;
+  // Emptied by a statement of the loop body itself (not under a condition): nothing survives.
+  const auto *Body = dyn_cast_or_null<CompoundStmt>(loopBody(Loop));
+  if (!Body)
+    return true;
+  return llvm::none_of(emptyingsIn(Container, Body, Ctx), [&](const Stmt *S) {
+    return llvm::any_of(Body->body(), [&](const Stmt *Top) {
+      const auto *E = dyn_cast<Expr>(Top);
+      return (E ? E->IgnoreImplicit() : Top) == S;
+    });
+  });
+}
+
+bool AutogradModel::outlivesIteration(const ValueDecl *Container, const Stmt *Loop, const Stmt *Write) {
+  if (!Container || !Loop || !Write)
+    return false;
+  if (const auto *VD = dyn_cast<VarDecl>(Container); VD && declaredIn(VD, Loop, Ctx))
+    return false;
+  // A write in a lambda or helper of the loop body: the statement of the loop's function
+  // that runs it.
+  const FunctionDecl *FD = enclosingFunction(Loop, Ctx);
+  DynTypedNode N = DynTypedNode::create(*Write);
+  for (unsigned Steps = 0; Steps < 64 && N.get<Stmt>() && enclosingFunction(N.get<Stmt>(), Ctx) != FD; ++Steps)
+    N = parentOf(N, Ctx);
+  if (!N.get<Stmt>() || !loopBody(Loop))
+    return true;
+  Write = N.get<Stmt>();
+  llvm::SmallVector<const Stmt *, 2> Clears = emptyingsIn(Container, loopBody(Loop), Ctx);
+  llvm::erase_if(Clears, [Write](const Stmt *S) { return S == Write; });
+  return Clears.empty() || mayRunBeforeAvoiding(Write, Write, Clears);
+}
+
+} // namespace torchtidy
