@@ -8,6 +8,8 @@
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 #include "clang/Basic/SourceManager.h"
 
+#include "llvm/ADT/SmallPtrSet.h"
+
 using namespace clang;
 using namespace clang::ast_matchers;
 
@@ -75,8 +77,28 @@ ProjectIndex summarizeTranslationUnit(ASTContext &Ctx, ModelOptions Options) {
         isLambdaCallOperator(FD) || !SM.isInMainFile(SM.getExpansionLoc(FD->getLocation())))
       return;
     std::string USR = usrOf(FD);
-    if (!USR.empty())
-      Index.add(USR, summarize(Model, FD));
+    if (USR.empty())
+      return;
+    Index.add(USR, summarize(Model, FD));
+    // A virtual call may run any overrider: each method this one overrides, directly or not,
+    // lists it as a callee, so the index answers a call of the base with what they all do.
+    if (const auto *MD = dyn_cast<CXXMethodDecl>(FD)) {
+      llvm::SmallVector<const CXXMethodDecl *, 4> Work(MD->overridden_methods());
+      llvm::SmallPtrSet<const CXXMethodDecl *, 4> Seen;
+      while (!Work.empty()) {
+        const CXXMethodDecl *Base = Work.pop_back_val();
+        if (!Seen.insert(Base).second || isInSystemHeader(Base))
+          continue;
+        Work.append(Base->overridden_methods().begin(), Base->overridden_methods().end());
+        std::string BaseUSR = usrOf(Base);
+        if (BaseUSR.empty())
+          continue;
+        FunctionSummary Dispatch;
+        Dispatch.Name = Base->getQualifiedNameAsString();
+        Dispatch.Callees = {USR};
+        Index.add(BaseUSR, std::move(Dispatch));
+      }
+    }
   };
   forEachUserDecl(Ctx, [&](Decl *D) {
     if (const auto *FD = dyn_cast<FunctionDecl>(D))

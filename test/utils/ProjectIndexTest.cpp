@@ -35,6 +35,18 @@ float validate_restoring(Net &net, torch::Tensor x);
 void train_epoch(Net &net, torch::optim::SGD &opt, torch::Tensor x);
 torch::Tensor predict(Net &net, torch::Tensor x);
 void fit(Net &net, torch::optim::SGD &opt, torch::Tensor x);
+// A virtual call: what the overriders (in other TUs) do is what the call may do.
+struct Agent {
+  virtual ~Agent() = default;
+  virtual void learn(Net &net, torch::optim::SGD &opt, torch::Tensor x) = 0;
+};
+struct Learner : Agent {
+  void learn(Net &net, torch::optim::SGD &opt, torch::Tensor x) override;
+};
+struct Scorer : Agent {
+  void learn(Net &net, torch::optim::SGD &opt, torch::Tensor x) override;
+};
+void fit_agent(Agent &agent, Net &net, torch::optim::SGD &opt, torch::Tensor x);
 )cpp";
 
 const char *Definitions = R"cpp(
@@ -59,6 +71,8 @@ float validate_restoring(Net &net, torch::Tensor x) {
   return v;
 }
 torch::Tensor predict(Net &net, torch::Tensor x) { return net->forward(x) * 2; }
+void Learner::learn(Net &net, torch::optim::SGD &opt, torch::Tensor x) { train_epoch(net, opt, x); }
+void Scorer::learn(Net &net, torch::optim::SGD &opt, torch::Tensor x) { validate(net, x); }
 void train_epoch(Net &net, torch::optim::SGD &opt, torch::Tensor x) {
   opt.zero_grad();
   net->forward(x).sum().backward();
@@ -79,6 +93,10 @@ void fit(Net &net, torch::optim::SGD &opt, torch::Tensor x) {
     kept.push_back(attached_out);
     train_epoch(net, opt, x);
   }
+}
+void fit_agent(Agent &agent, Net &net, torch::optim::SGD &opt, torch::Tensor x) {
+  for (int i = 0; i < 3; ++i)
+    agent.learn(net, opt, x);
 }
 float on_gpu() {
   float s = 0;
@@ -169,6 +187,20 @@ TEST_F(ProjectIndexTest, FactsFollowCalleesIntoOtherUnits) {
   EXPECT_TRUE(factsOf(*Index, Model->getASTContext(), "fit") & F::Backward);
 }
 
+TEST_F(ProjectIndexTest, VirtualCallsReachEveryOverrider) {
+  // Agent::learn has no body anywhere: a call of it may run what Learner::learn (train_epoch:
+  // backward, step, zero_grad) or Scorer::learn (validate: eval) runs, each in model.cpp.
+  ASTContext &Ctx = Train->getASTContext();
+  const FunctionSummary *Dispatch = Index->find(usrOf(function(Ctx, "Agent::learn")));
+  ASSERT_NE(Dispatch, nullptr);
+  EXPECT_EQ(Dispatch->Callees.size(), 2u);
+  uint32_t Learn = factsOf(*Index, Ctx, "Agent::learn");
+  EXPECT_EQ(Learn & (F::Backward | F::Step | F::ZeroGrad | F::Eval), F::Backward | F::Step | F::ZeroGrad | F::Eval);
+  EXPECT_TRUE(factsOf(*Index, Ctx, "fit_agent") & F::Backward);
+  // An overrider's own summary is its own: Scorer::learn does not train.
+  EXPECT_FALSE(factsOf(*Index, Model->getASTContext(), "Scorer::learn") & F::Backward);
+}
+
 TEST_F(ProjectIndexTest, TheModelAnswersCallsIntoOtherUnits) {
   ProjectIndex::setForProcess(std::make_shared<ProjectIndex>(*Index));
   ASTContext &Ctx = Train->getASTContext();
@@ -196,6 +228,10 @@ TEST_F(ProjectIndexTest, TheModelAnswersCallsIntoOtherUnits) {
   auto Loops = match(findAll(forStmt().bind("l")), *Fit->getBody(), Ctx);
   ASSERT_FALSE(Loops.empty());
   EXPECT_EQ(M.loop(Loops.front().getNodeAs<Stmt>("l")).Kind, LoopKind::Training);
+  // The loop in fit_agent trains through a virtual call whose overriders are in model.cpp.
+  auto AgentLoops = match(findAll(forStmt().bind("l")), *function(Ctx, "fit_agent")->getBody(), Ctx);
+  ASSERT_FALSE(AgentLoops.empty());
+  EXPECT_EQ(M.loop(AgentLoops.front().getNodeAs<Stmt>("l")).Kind, LoopKind::Training);
   EXPECT_TRUE(M.mayUseAccelerator(function(Ctx, "on_gpu")->getBody()));
   EXPECT_FALSE(M.mayUseAccelerator(function(Ctx, "on_host")->getBody()));
   // What was asked, for the result cache.
