@@ -156,8 +156,8 @@ std::pair<const CallExpr *, const Stmt *> loopingCaller(const FunctionDecl *Fn, 
     const Stmt *Loop = Model.enclosingLoop(Call);
     if (const auto *Param = dyn_cast<ParmVarDecl>(Root)) {
       // The caller's argument must be what outlives the caller's loop.
-      unsigned Index = Param->getFunctionScopeIndex() + (isa<CXXOperatorCallExpr>(Call) && isa<CXXMethodDecl>(Fn));
-      const ValueDecl *Arg = Index < Call->getNumArgs() ? rootOf(Call->getArg(Index)) : nullptr;
+      const Expr *Passed = argumentFor(Call, Param);
+      const ValueDecl *Arg = Passed ? rootOf(Passed) : nullptr;
       if (Loop && Arg && Model.outlivesIteration(Arg, Loop))
         return {Call, Loop};
       continue;

@@ -28,8 +28,7 @@ const Expr *sourceInLoopFunction(const Expr *Source, const CallExpr *Via, Autogr
   const FunctionDecl *Helper = Model.calledFunction(Via);
   if (!Helper || Param->getDeclContext() != Helper)
     return nullptr;
-  unsigned Index = Param->getFunctionScopeIndex() + (isa<CXXOperatorCallExpr>(Via) ? 1 : 0);
-  return Index < Via->getNumArgs() ? Via->getArg(Index) : nullptr;
+  return argumentFor(Via, Param);
 }
 
 } // namespace

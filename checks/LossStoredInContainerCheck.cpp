@@ -210,20 +210,19 @@ void LossStoredInContainerCheck::reportThroughCallers(const Expr *StoreSite, Arr
       if (!Loop || Call->getBeginLoc().isMacroID() || enclosingFunction(Call, Ctx)->isDependentContext())
         continue;
       const ValueDecl *CallerRoot = Root;
-      unsigned Offset = isa<CXXOperatorCallExpr>(Call) && isa<CXXMethodDecl>(Helper) ? 1 : 0;
       if (ContainerParam) {
-        unsigned I = ContainerParam->getFunctionScopeIndex() + Offset;
-        CallerRoot = I < Call->getNumArgs() ? containerRoot(Call->getArg(I)) : nullptr;
+        const Expr *Arg = argumentFor(Call, ContainerParam);
+        CallerRoot = Arg ? containerRoot(Arg) : nullptr;
       }
       if (!CallerRoot || !M.outlivesIteration(CallerRoot, Loop, Call) || overParameters(Loop))
         continue;
       const Expr *Shown = Value;
       OriginResult CallerOrigin = Origin;
       if (Origin.Kind != TensorOrigin::GraphAttached) {
-        unsigned I = ValueParam->getFunctionScopeIndex() + Offset;
-        if (I >= Call->getNumArgs())
+        const Expr *Arg = argumentFor(Call, ValueParam);
+        if (!Arg)
           continue;
-        Shown = Call->getArg(I)->IgnoreUnlessSpelledInSource();
+        Shown = Arg->IgnoreUnlessSpelledInSource();
         CallerOrigin = storedOrigin(Shown, M);
         if (CallerOrigin.Kind != TensorOrigin::GraphAttached)
           continue;

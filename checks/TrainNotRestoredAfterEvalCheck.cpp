@@ -29,8 +29,8 @@ const ValueDecl *moduleOf(const Expr *Object, const CallExpr *Via) {
   const Decl *Callee = Via ? Via->getCalleeDecl() : nullptr;
   if (!Owner || !Callee || Owner->getCanonicalDecl() != Callee->getCanonicalDecl())
     return D;
-  unsigned Index = Param->getFunctionScopeIndex() + (isa<CXXOperatorCallExpr>(Via) ? 1 : 0);
-  return Index < Via->getNumArgs() ? entityOf(Via->getArg(Index)) : nullptr;
+  const Expr *Arg = argumentFor(Via, Param);
+  return Arg ? entityOf(Arg) : nullptr;
 }
 
 /// The training loop around \p Eval, in its function or around the call of its (loop-free)

@@ -164,8 +164,55 @@ CallShape AutogradModel::callShape(const CallExpr *Call) {
   return Shape;
 }
 
-const Stmt *AutogradModel::findReachable(const Stmt *Root, const StmtMatcher &M) {
-  return torchtidy::findReachable(Root, M, Ctx, Opts.CallDepth);
+namespace {
+/// How many arguments \p Call passes before the parameters of \p Callee: the object of a
+/// member operator call.
+unsigned implicitObjectArguments(const CallExpr *Call, const FunctionDecl *Callee) {
+  return isa<CXXOperatorCallExpr>(Call) && isa<CXXMethodDecl>(Callee) && !cast<CXXMethodDecl>(Callee)->isStatic()
+             ? 1
+             : 0;
+}
+} // namespace
+
+const Expr *argumentFor(const CallExpr *Call, const ParmVarDecl *Param) {
+  const auto *Callee = Call && Param ? dyn_cast<FunctionDecl>(Param->getDeclContext()) : nullptr;
+  if (!Callee)
+    return nullptr;
+  unsigned Index = Param->getFunctionScopeIndex() + implicitObjectArguments(Call, Callee);
+  return Index < Call->getNumArgs() ? Call->getArg(Index) : nullptr;
+}
+
+const ParmVarDecl *parameterFor(const CallExpr *Call, const FunctionDecl *Callee, const Expr *Arg) {
+  if (!Call || !Callee)
+    return nullptr;
+  unsigned Offset = implicitObjectArguments(Call, Callee);
+  for (unsigned I = Offset; I < Call->getNumArgs(); ++I)
+    if (Call->getArg(I) == Arg)
+      return I - Offset < Callee->getNumParams() ? Callee->getParamDecl(I - Offset) : nullptr;
+  return nullptr;
+}
+
+const Stmt *AutogradModel::findReachable(const Stmt *Root, const StmtMatcher &M, unsigned Depth) {
+  llvm::SmallPtrSet<const FunctionDecl *, 8> Visited;
+  std::function<const Stmt *(const Stmt *, unsigned)> Find = [&](const Stmt *From, unsigned Left) -> const Stmt * {
+    if (!From)
+      return nullptr;
+    auto Found = match(findAll(stmt(M).bind("match")), *From, Ctx);
+    if (!Found.empty())
+      return Found.front().getNodeAs<Stmt>("match");
+    if (Left == 0)
+      return nullptr;
+    for (const BoundNodes &B : match(findAll(callExpr().bind("call")), *From, Ctx)) {
+      const FunctionDecl *Callee = calledFunction(B.getNodeAs<CallExpr>("call"));
+      const FunctionDecl *Def = Callee ? Callee->getDefinition() : nullptr;
+      if (!Def || !Def->hasBody() || isInSystemHeader(Def) || !Visited.insert(Def).second)
+        continue;
+      if (const Stmt *S = Find(Def->getBody(), Left - 1))
+        return S;
+    }
+    return nullptr;
+  };
+  return Find(Root, Depth);
 }
 
 const ValueDecl *containerRoot(const Expr *E) {

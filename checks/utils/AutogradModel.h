@@ -105,6 +105,15 @@ struct LoopSite {
   const clang::CallExpr *Via = nullptr; ///< the call in the loop that reaches the statement, or null
 };
 
+/// The argument \p Call passes for \p Param, a parameter of the function the call runs
+/// (AutogradModel::calledFunction): a member operator call (a lambda or functor called through a
+/// local, `step(x)`) passes the object first. Null when the call passes none.
+const clang::Expr *argumentFor(const clang::CallExpr *Call, const clang::ParmVarDecl *Param);
+/// The parameter of \p Callee (the function \p Call runs) that the argument \p Arg binds to;
+/// null for the object of a member operator call and for arguments past the parameters.
+const clang::ParmVarDecl *parameterFor(const clang::CallExpr *Call, const clang::FunctionDecl *Callee,
+                                       const clang::Expr *Arg);
+
 /// The variable or field \p E names directly: `total`, `this->total_`, `stats.loss`.
 const clang::ValueDecl *namedDecl(const clang::Expr *E);
 /// The variable or field whose lifetime bounds the container \p E: `v` in `v`, `v[k]`,
@@ -209,9 +218,13 @@ public:
   const clang::FunctionDecl *calledFunction(const clang::CallExpr *Call);
   /// The name, object and callee of a call, resolved or not.
   CallShape callShape(const clang::CallExpr *Call);
-  /// First node matching \p M under \p Root, following user functions and lambdas under the
-  /// shared depth limit. \p M need not bind anything.
-  const clang::Stmt *findReachable(const clang::Stmt *Root, const StmtMatcher &M);
+  /// First node matching \p M under \p Root (inclusive), following the user functions and
+  /// lambdas it calls (calledFunction) under the shared depth limit. \p M need not bind anything.
+  const clang::Stmt *findReachable(const clang::Stmt *Root, const StmtMatcher &M) {
+    return findReachable(Root, M, Opts.CallDepth);
+  }
+  /// findReachable, following calls \p Depth levels deep.
+  const clang::Stmt *findReachable(const clang::Stmt *Root, const StmtMatcher &M, unsigned Depth);
 
   // ---- order (the CFG of the enclosing function, built once per function) -----------------
   /// Whether some path runs \p A and then \p B (same function; false otherwise).
@@ -368,7 +381,7 @@ public:
   const clang::FunctionDecl *outermostFunction(const clang::Stmt *S);
   /// backward(), optimizer step() or torch::autograd::grad(): what needs a recorded graph (in a
   /// template nobody instantiates, also by name).
-  static StmtMatcher gradientConsumer();
+  StmtMatcher gradientConsumer();
   /// \p Call goes into user code out of sight (no body in this translation unit, or a member
   /// of an object of unknown type in a template nobody instantiates) and is named like a
   /// training step (ModelOptions::TrainingCallNames): assume it backpropagates and steps.

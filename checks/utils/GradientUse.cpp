@@ -91,7 +91,7 @@ bool AutogradModel::reachesBackward(const Expr *Value, const Stmt *From) {
     const FunctionDecl *Callee = calledFunction(Call);
     const FunctionDecl *Def = Callee ? Callee->getDefinition() : nullptr;
     if (Def && Def->hasBody() && !isInSystemHeader(Def) && Opts.CallDepth > 0 &&
-        torchtidy::findReachable(Def->getBody(), matchers::backwardCall(), Ctx, Opts.CallDepth - 1))
+        findReachable(Def->getBody(), matchers::backwardCall(), Opts.CallDepth - 1))
       return true;
   }
   return false;
@@ -123,9 +123,9 @@ bool feedsGradientImpl(AutogradModel &M, const ValueDecl *D, const FunctionDecl 
                        const FunctionDecl *WrittenIn, unsigned Depth) {
   ASTContext &Ctx = M.context();
   if (const auto *Parm = dyn_cast<ParmVarDecl>(D); Parm && Depth > 0) {
-    unsigned Index = Parm->getFunctionScopeIndex();
     for (const CallExpr *Call : M.callersOf(Fn)) {
-      const ValueDecl *Passed = Index < Call->getNumArgs() ? namedDecl(Call->getArg(Index)) : nullptr;
+      const Expr *Arg = argumentFor(Call, Parm);
+      const ValueDecl *Passed = Arg ? namedDecl(Arg) : nullptr;
       const FunctionDecl *Caller = enclosingFunction(Call, Ctx);
       if (!Passed || !Caller || feedsGradientImpl(M, Passed, Caller, WrittenIn, Depth - 1))
         return true;

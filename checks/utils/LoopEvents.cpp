@@ -164,7 +164,7 @@ llvm::ArrayRef<LoopEvent> AutogradModel::eventsIn(const Stmt *Root) {
       if (!Def || !Def->hasBody() || isInSystemHeader(Def))
         continue;
       for (LoopEventKind K : AllEvents)
-        if (const Stmt *Inner = torchtidy::findReachable(Def->getBody(), event(K), Ctx, Opts.CallDepth - 1))
+        if (const Stmt *Inner = findReachable(Def->getBody(), event(K), Opts.CallDepth - 1))
           Events.push_back({K, Call, Inner, 1});
     }
   }

@@ -154,14 +154,14 @@ LoopOutputs analyzeFlow(const Stmt *Loop, const FunctionDecl *Inner, const Funct
       break;
   }
 
-  for (const BoundNodes &B : match(findAll(stmt(AutogradModel::gradientConsumer()).bind("use")), *FnBody, Ctx))
+  for (const BoundNodes &B : match(findAll(stmt(Model.gradientConsumer()).bind("use")), *FnBody, Ctx))
     if (readsLoopValue(B.getNodeAs<Stmt>("use"), Tainted, Loop, Model))
       Result.ReachesGradient = true;
   for (const BoundNodes &B : match(findAll(callExpr().bind("call")), *FnBody, Ctx)) {
     const auto *Call = B.getNodeAs<CallExpr>("call");
     const FunctionDecl *Def = userDefinition(Call->getDirectCallee());
     if (Def && (readsLoopValue(Call, Tainted, Loop, Model) || referencesAny(Def->getBody(), Tainted, Ctx)) &&
-        findReachable(Def->getBody(), AutogradModel::gradientConsumer(), Ctx, 2))
+        Model.findReachable(Def->getBody(), Model.gradientConsumer(), 2))
       Result.ReachesGradient = true;
   }
 
@@ -211,6 +211,22 @@ bool canHoldGraph(QualType T, unsigned Depth) {
   return llvm::any_of(RD->fields(), [&](const FieldDecl *F) { return canHoldGraph(F->getType(), Depth - 1); });
 }
 
+namespace {
+/// A call not resolved yet (dependent arguments, in a template never instantiated) one of
+/// whose candidate user functions reaches \p Inner (see AutogradModel::findReachable).
+AST_MATCHER_P2(CallExpr, unresolvedCalleeReaches, AutogradModel *, M, StmtMatcher, Inner) {
+  const auto *Lookup = dyn_cast<UnresolvedLookupExpr>(Node.getCallee()->IgnoreParenImpCasts());
+  if (!Lookup)
+    return false;
+  for (const NamedDecl *D : Lookup->decls()) {
+    const FunctionDecl *FD = D->getAsFunction();
+    if (FD && FD->hasBody() && !isInSystemHeader(FD) && M->findReachable(FD->getBody(), Inner, /*Depth=*/2))
+      return true;
+  }
+  return false;
+}
+} // namespace
+
 /// backward(), optimizer step() or torch::autograd::grad(): what needs a recorded graph. In a
 /// template nobody instantiates, calls with dependent parts count by name.
 StmtMatcher AutogradModel::gradientConsumer() {
@@ -219,7 +235,7 @@ StmtMatcher AutogradModel::gradientConsumer() {
   auto ByName = stmt(anyOf(
       Resolved, callExpr(dependentMemberCall({"backward", "step"})),
       callExpr(unresolvedCallOf({"torch::autograd::grad", "torch::autograd::backward"}))));
-  return stmt(anyOf(ByName, callExpr(unresolvedCalleeReaches(ByName))));
+  return stmt(anyOf(ByName, callExpr(unresolvedCalleeReaches(this, ByName))));
 }
 
 namespace {
@@ -268,13 +284,13 @@ bool AutogradModel::escapeFeedsGradient(const FunctionDecl *FD, bool ToMember, b
       for (const CXXMethodDecl *Other : MD->getParent()->methods())
         if (const FunctionDecl *Def = Other->getDefinition(); Def && Def->hasBody() && Def != FD) {
           AnyUserSeen = true;
-          if (torchtidy::findReachable(Def->getBody(), gradientConsumer(), Ctx, 2))
+          if (findReachable(Def->getBody(), gradientConsumer(), 2))
             return true;
         }
   for (const CallExpr *Call : callersOf(FD)) {
     AnyUserSeen = true;
     const FunctionDecl *Caller = outermostFunction(Call);
-    if (Caller && Caller->hasBody() && torchtidy::findReachable(Caller->getBody(), gradientConsumer(), Ctx, 2))
+    if (Caller && Caller->hasBody() && findReachable(Caller->getBody(), gradientConsumer(), 2))
       return true;
   }
   return false;

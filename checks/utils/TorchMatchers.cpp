@@ -468,35 +468,6 @@ std::vector<const CallExpr *> callersOf(const FunctionDecl *FD, ASTContext &Ctx)
 
 bool inNoGradScope(const Stmt *S, ASTContext &Ctx) { return AutogradModel::get(Ctx).gradDisabledAt(S); }
 
-namespace {
-const Stmt *findReachableImpl(const Stmt *Root, const clang::ast_matchers::internal::Matcher<Stmt> &M,
-                              ASTContext &Ctx, unsigned Depth,
-                              llvm::SmallPtrSetImpl<const FunctionDecl *> &Visited) {
-  if (!Root)
-    return nullptr;
-  auto Found = match(findAll(stmt(M).bind("match")), *Root, Ctx);
-  if (!Found.empty())
-    return Found.front().getNodeAs<Stmt>("match");
-  if (Depth == 0)
-    return nullptr;
-  for (const BoundNodes &B : match(findAll(callExpr().bind("call")), *Root, Ctx)) {
-    const FunctionDecl *Callee = AutogradModel::get(Ctx).calledFunction(B.getNodeAs<CallExpr>("call"));
-    const FunctionDecl *Def = Callee ? Callee->getDefinition() : nullptr;
-    if (!Def || !Def->hasBody() || isInSystemHeader(Def) || !Visited.insert(Def).second)
-      continue;
-    if (const Stmt *S = findReachableImpl(Def->getBody(), M, Ctx, Depth - 1, Visited))
-      return S;
-  }
-  return nullptr;
-}
-} // namespace
-
-const Stmt *findReachable(const Stmt *Root, const clang::ast_matchers::internal::Matcher<Stmt> &M, ASTContext &Ctx,
-                          unsigned Depth) {
-  llvm::SmallPtrSet<const FunctionDecl *, 8> Visited;
-  return findReachableImpl(Root, M, Ctx, Depth, Visited);
-}
-
 bool isUninstantiatedPattern(const FunctionDecl *Fn) {
   if (const FunctionTemplateDecl *FT = Fn->getDescribedFunctionTemplate())
     if (!FT->specializations().empty())
@@ -547,12 +518,6 @@ StringRef dependentMemberName(const Expr *Callee) {
     Name = M->getMemberName();
   const IdentifierInfo *II = Name.getAsIdentifierInfo();
   return II ? II->getName() : StringRef();
-}
-
-const Stmt *trainingCallIn(const Stmt *LoopOrBody, ASTContext &Ctx) {
-  const Stmt *Body = loopBody(LoopOrBody) ? loopBody(LoopOrBody) : LoopOrBody;
-  return findReachable(Body, stmt(anyOf(matchers::backwardCall(), matchers::optimizerStepCall())),
-                       Ctx);
 }
 
 } // namespace torchtidy

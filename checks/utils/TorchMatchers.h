@@ -151,12 +151,6 @@ void forEachUserDecl(clang::ASTContext &Ctx, const std::function<void(clang::Dec
 std::vector<const clang::CallExpr *> callersOf(const clang::FunctionDecl *FD,
                                                 clang::ASTContext &Ctx);
 
-/// The first node under \p Root (inclusive) that \p M matches, following calls into
-/// functions defined in user code up to \p Depth levels. Returns null when none.
-/// \p M must bind the matched node to "match".
-const clang::Stmt *findReachable(const clang::Stmt *Root,
-                                 const clang::ast_matchers::internal::Matcher<clang::Stmt> &M,
-                                 clang::ASTContext &Ctx, unsigned Depth = 3);
 /// Whether \p Fn is, or is nested in, a template pattern with no instantiation in this
 /// translation unit: the only place its code can be analysed, as written and by name.
 bool isUninstantiatedPattern(const clang::FunctionDecl *Fn);
@@ -170,10 +164,6 @@ bool isParameterFreeModule(const clang::CXXRecordDecl *RD);
 /// arguments or on an object of dependent type. Empty when \p Callee is not such a member.
 llvm::StringRef dependentMemberName(const clang::Expr *Callee);
 
-/// Whether a loop is a training loop: its body (directly or through user functions it
-/// calls) runs backward() or optimizer step(). Returns the first such call or null.
-const clang::Stmt *trainingCallIn(const clang::Stmt *LoopOrBody, clang::ASTContext &Ctx);
-
 namespace matchers {
 /// A call left unresolved in a template that names a member among \p Names (`x.step()`).
 AST_MATCHER_P(clang::CallExpr, dependentMemberCall, std::vector<llvm::StringRef>, Names) {
@@ -184,22 +174,6 @@ AST_MATCHER(clang::CallExpr, dependentInPlaceCall) {
   return dependentMemberName(Node.getCallee()).ends_with("_");
 }
 
-/// A call not resolved yet (dependent arguments, in a template never instantiated) one of
-/// whose candidate user functions reaches \p Inner (see findReachable).
-AST_MATCHER_P(clang::CallExpr, unresolvedCalleeReaches,
-              clang::ast_matchers::internal::Matcher<clang::Stmt>, Inner) {
-  const auto *Lookup =
-      llvm::dyn_cast<clang::UnresolvedLookupExpr>(Node.getCallee()->IgnoreParenImpCasts());
-  if (!Lookup)
-    return false;
-  for (const clang::NamedDecl *D : Lookup->decls()) {
-    const clang::FunctionDecl *FD = D->getAsFunction();
-    if (FD && FD->hasBody() && !isInSystemHeader(FD) &&
-        findReachable(FD->getBody(), Inner, Finder->getASTContext(), /*Depth=*/2))
-      return true;
-  }
-  return false;
-}
 } // namespace matchers
 
 } // namespace torchtidy

@@ -60,7 +60,7 @@ private:
       if (Callers.empty())
         Escaped = true;
       for (const CallExpr *Call : Callers)
-        if (const Expr *Arg = argumentFor(Call, FD, P->getFunctionScopeIndex()))
+        if (const Expr *Arg = argumentFor(Call, P))
           follow(containerRoot(Arg));
     }
     Work.push_back(D);
@@ -89,23 +89,14 @@ private:
     return Refs;
   }
 
-  static const Expr *argumentFor(const CallExpr *Call, const FunctionDecl *FD, unsigned Index) {
-    // A member operator call (a lambda's operator()) passes the object as argument 0.
-    if (isa<CXXOperatorCallExpr>(Call) && isa<CXXMethodDecl>(FD))
-      ++Index;
-    return Index < Call->getNumArgs() ? Call->getArg(Index) : nullptr;
-  }
-
   void intoFunction(const CallExpr *Call, const FunctionDecl *FD, const Expr *Arg) {
     const FunctionDecl *Def = FD->getDefinition();
     if (!Def || !Def->hasBody()) {
       Escaped = true;
       return;
     }
-    unsigned Offset = isa<CXXOperatorCallExpr>(Call) && isa<CXXMethodDecl>(FD) ? 1 : 0;
-    for (unsigned I = Offset; I < Call->getNumArgs(); ++I)
-      if (Call->getArg(I) == Arg && I - Offset < Def->getNumParams())
-        follow(Def->getParamDecl(I - Offset), /*Entered=*/true);
+    if (const ParmVarDecl *Param = parameterFor(Call, Def, Arg))
+      follow(Param, /*Entered=*/true);
   }
 
   /// Follows the value of \p E upwards through the expressions that carry its tensors.

@@ -1,5 +1,5 @@
 // Unit tests of checks/utils on real LibTorch code (libtorch-dev headers through the test PCH).
-#include "utils/TensorOrigin.h"
+#include "utils/AutogradModel.h"
 #include "utils/TorchMatchers.h"
 
 #include "clang/ASTMatchers/ASTMatchFinder.h"
@@ -151,14 +151,14 @@ TEST_F(VocabularyTest, Loops) {
   const Stmt *Loop = enclosingLoop(declOf("in_loop"), ctx());
   ASSERT_NE(Loop, nullptr);
   EXPECT_TRUE(isa<ForStmt>(Loop));
-  EXPECT_NE(trainingCallIn(Loop, ctx()), nullptr);
+  EXPECT_EQ(AutogradModel::get(ctx()).loop(Loop).Kind, LoopKind::Training);
   const Stmt *EvalLoop = enclosingLoop(declOf("in_eval_loop"), ctx());
   ASSERT_NE(EvalLoop, nullptr);
-  EXPECT_EQ(trainingCallIn(EvalLoop, ctx()), nullptr);
+  EXPECT_NE(AutogradModel::get(ctx()).loop(EvalLoop).Kind, LoopKind::Training);
   EXPECT_EQ(enclosingLoop(declOf("attached"), ctx()), nullptr);
   auto Helper = match(findAll(forStmt(hasAncestor(functionDecl(hasName("training_via_helper")))).bind("l")), ctx());
   ASSERT_FALSE(Helper.empty());
-  EXPECT_NE(trainingCallIn(Helper[0].getNodeAs<Stmt>("l"), ctx()), nullptr);
+  EXPECT_EQ(AutogradModel::get(ctx()).loop(Helper[0].getNodeAs<Stmt>("l")).Kind, LoopKind::Training);
 }
 
 TEST_F(VocabularyTest, TensorOrigins) {
