@@ -2,7 +2,6 @@
 
 #include "utils/AutogradModel.h"
 
-#include "clang/AST/ParentMapContext.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 
 using namespace clang;
@@ -64,18 +63,15 @@ Fate fateOf(const Expr *Call, const Stmt *Scope, AutogradModel &Model) {
   };
   const Stmt *Child = Call;
   for (unsigned Steps = 0; Steps < 32; ++Steps) {
-    DynTypedNodeList Parents = Ctx.getParents(*Child);
-    if (Parents.empty())
-      return Fate::Scratch;
-    if (const auto *V = Parents[0].get<VarDecl>())
+    DynTypedNode User = valueUser(cast<Expr>(Child), Ctx, &Child);
+    if (const auto *V = User.get<VarDecl>())
       return FateOfLocal(V);
-    const auto *P = Parents[0].get<Stmt>();
+    const auto *P = User.get<Stmt>();
     if (!P)
       return Fate::Scratch;
     if (isa<ReturnStmt>(P))
       return Fate::Kept;
-    if (isa<ImplicitCastExpr, MaterializeTemporaryExpr, CXXBindTemporaryExpr, ParenExpr, ExprWithCleanups,
-            CXXFunctionalCastExpr, MemberExpr>(P) ||
+    if (isa<CXXFunctionalCastExpr, MemberExpr>(P) ||
         (isa<CXXConstructExpr>(P) && isTensorType(cast<Expr>(P)->getType()))) {
       Child = P;
       continue;

@@ -2,7 +2,6 @@
 
 #include "utils/AutogradModel.h"
 
-#include "clang/AST/ParentMapContext.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 
 #include "llvm/ADT/FoldingSet.h"
@@ -94,19 +93,6 @@ bool mentions(const Expr *E, const Expr *Acc, ASTContext &Ctx) {
                       [&](const BoundNodes &B) { return sameEntity(B.getNodeAs<Expr>("r"), Acc, Ctx); });
 }
 
-/// Whether \p S runs only under a condition within \p Scope (an `if` or `switch` branch, a
-/// `?:` arm): `if (!acc.defined()) acc = x;`, `case 0: acc = x;`.
-bool conditional(const Stmt *S, const Stmt *Scope, ASTContext &Ctx) {
-  for (DynTypedNodeList Parents = Ctx.getParents(*S); !Parents.empty(); Parents = Ctx.getParents(Parents[0])) {
-    const auto *P = Parents[0].get<Stmt>();
-    if (!P || P == Scope)
-      return false;
-    if (isa<IfStmt, SwitchStmt, ConditionalOperator>(P))
-      return true;
-  }
-  return false;
-}
-
 /// Whether \p Acc keeps growing in \p Scope (the loop body, or a helper's body): every
 /// assignment to it there joins it with more, or is a conditional initialisation with a
 /// fresh value (the first piece), and nothing else reads it but shape queries. A reset on
@@ -125,7 +111,7 @@ bool growsUnbounded(const Expr *Acc, const Stmt *Scope, ASTContext &Ctx) {
     Accounted.insert(Lhs);
     if (const CallExpr *Join = joinOf(Rhs); Join && selfElement(Join, Acc, Ctx))
       Accounted.insert(selfElement(Join, Acc, Ctx));
-    else if (!conditional(A, Scope, Ctx) || mentions(Rhs, Acc, Ctx))
+    else if (!underConditionWithin(A, Scope, Ctx) || mentions(Rhs, Acc, Ctx))
       return false;
   }
   auto Uses = match(findAll(expr(anyOf(declRefExpr(), memberExpr())).bind("use")), *Scope, Ctx);
@@ -133,10 +119,7 @@ bool growsUnbounded(const Expr *Acc, const Stmt *Scope, ASTContext &Ctx) {
     const auto *Use = B.getNodeAs<Expr>("use");
     if (Accounted.count(Use) || !sameEntity(Use, Acc, Ctx))
       continue;
-    DynTypedNodeList Parents = Ctx.getParents(*Use);
-    while (!Parents.empty() && (Parents[0].get<ImplicitCastExpr>() || Parents[0].get<ParenExpr>()))
-      Parents = Ctx.getParents(Parents[0]);
-    const auto *Member = Parents.empty() ? nullptr : Parents[0].get<MemberExpr>();
+    const auto *Member = valueUser(Use, Ctx).get<MemberExpr>();
     bool ShapeQuery = Member && Member->getMemberDecl()->getIdentifier() &&
                       llvm::is_contained({StringRef("defined"), StringRef("size"), StringRef("sizes"),
                                           StringRef("numel"), StringRef("dim")},

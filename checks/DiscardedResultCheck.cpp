@@ -2,7 +2,6 @@
 
 #include "utils/AutogradModel.h"
 
-#include "clang/AST/ParentMapContext.h"
 #include "clang/AST/StmtCXX.h"
 #include "clang/Lex/Lexer.h"
 
@@ -71,21 +70,14 @@ bool namesExistingTensor(const Expr *Object) {
 /// Whether the value of \p E is thrown away: \p E is a statement of its own (a block's, a
 /// branch's or a loop body's) or the left operand of a comma. `(void)` casts say it is meant.
 bool isDiscarded(const Expr *E, ASTContext &Ctx) {
-  const Stmt *Child = E;
-  for (;;) {
-    auto Parents = Ctx.getParents(*Child);
-    const Stmt *P = Parents.size() == 1 ? Parents[0].get<Stmt>() : nullptr;
-    if (!P)
-      return false;
-    if (isa<ExprWithCleanups, CXXBindTemporaryExpr, MaterializeTemporaryExpr, ParenExpr>(P)) {
-      Child = P;
-      continue;
-    }
-    if (const auto *BO = dyn_cast<BinaryOperator>(P))
-      return BO->isCommaOp() && BO->getLHS() == Child;
-    return isa<CompoundStmt, IfStmt, ForStmt, CXXForRangeStmt, WhileStmt, DoStmt, SwitchCase,
-               LabelStmt, AttributedStmt>(P);
-  }
+  const Stmt *Child = nullptr;
+  const Stmt *P = valueUser(E, Ctx, &Child).get<Stmt>();
+  if (!P)
+    return false;
+  if (const auto *BO = dyn_cast<BinaryOperator>(P))
+    return BO->isCommaOp() && BO->getLHS() == Child;
+  return isa<CompoundStmt, IfStmt, ForStmt, CXXForRangeStmt, WhileStmt, DoStmt, SwitchCase, LabelStmt,
+             AttributedStmt>(P);
 }
 
 /// A local tensor handle (variable or by-value parameter) that `x = x.op(...)` can rebind

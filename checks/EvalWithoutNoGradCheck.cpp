@@ -3,7 +3,6 @@
 #include "utils/AutogradModel.h"
 #include "utils/FixIts.h"
 
-#include "clang/AST/ParentMapContext.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 #include "clang/Lex/Lexer.h"
 

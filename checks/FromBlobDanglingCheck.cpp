@@ -3,7 +3,6 @@
 #include "utils/AutogradModel.h"
 #include "utils/FixIts.h"
 
-#include "clang/AST/ParentMapContext.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 
 #include <optional>
@@ -73,39 +72,18 @@ std::optional<Buffer> bufferOf(const Expr *Ptr) {
   return std::nullopt;
 }
 
-/// The innermost block whose end destroys \p VD (the function body for a parameter).
-const Stmt *scopeOf(const VarDecl *VD, ASTContext &Ctx) {
-  if (const auto *Parm = dyn_cast<ParmVarDecl>(VD)) {
-    const auto *FD = dyn_cast_or_null<FunctionDecl>(Parm->getParentFunctionOrMethod());
-    return FD ? FD->getBody() : nullptr;
-  }
-  DynTypedNode N = DynTypedNode::create(*VD);
-  for (unsigned Steps = 0; Steps < 64; ++Steps) {
-    auto Parents = Ctx.getParents(N);
-    if (Parents.empty())
-      return nullptr;
-    N = Parents[0];
-    if (const auto *S = N.get<Stmt>(); S && (isa<CompoundStmt>(S) || isa<ForStmt, CXXForRangeStmt, WhileStmt, IfStmt>(S)))
-      return S;
-  }
-  return nullptr;
-}
-
 class Escapes {
 public:
   Escapes(AutogradModel &M, const Buffer &B) : M(M), Ctx(M.context()), B(B) {
     if (B.Owner)
-      Scope = scopeOf(B.Owner, Ctx);
+      Scope = lifetimeScope(B.Owner, Ctx);
   }
 
   /// Where the tensor \p E (or a view of it) leaves the buffer's lifetime, or null.
   const Stmt *from(const Expr *E, unsigned Depth = 0) {
-    DynTypedNode Child = DynTypedNode::create(*E);
+    const Stmt *Child = E;
     for (unsigned Steps = 0; Steps < 16; ++Steps) {
-      auto Parents = Ctx.getParents(Child);
-      if (Parents.empty())
-        return nullptr;
-      DynTypedNode Parent = Parents[0];
+      DynTypedNode Parent = valueUser(cast<Expr>(Child), Ctx, &Child);
       if (const auto *Ret = Parent.get<ReturnStmt>())
         return Ret;
       if (const auto *VD = Parent.get<VarDecl>())
@@ -118,14 +96,13 @@ public:
         const auto *Method = dyn_cast<CXXMethodDecl>(ME->getMemberDecl());
         if (!Method || !Method->getIdentifier() || !llvm::is_contained(names::ViewOps, Method->getName()))
           return nullptr;
-        auto Grand = Ctx.getParents(*ME);
-        if (Grand.empty())
+        Child = valueUser(ME, Ctx).get<CallExpr>();
+        if (!Child)
           return nullptr;
-        Child = Grand[0];
         continue;
       }
       if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(PE)) {
-        if (Op->getOperator() == OO_Equal && Op->getNumArgs() == 2 && Op->getArg(1) == Child.get<Expr>())
+        if (Op->getOperator() == OO_Equal && Op->getNumArgs() == 2 && Op->getArg(1) == Child)
           return outlives(Op->getArg(0), Op) ? Op : nullptr;
         return nullptr; // arithmetic makes a new tensor
       }
@@ -141,11 +118,10 @@ public:
         if (!FD || !FD->isInStdNamespace() || !FD->getIdentifier() ||
             (FD->getName() != "make_pair" && FD->getName() != "make_tuple"))
           return nullptr;
-      } else if (!isa<ImplicitCastExpr, MaterializeTemporaryExpr, CXXBindTemporaryExpr, ExprWithCleanups,
-                      ParenExpr, CXXConstructExpr, InitListExpr, CXXFunctionalCastExpr>(PE)) {
+      } else if (!isa<CXXConstructExpr, InitListExpr, CXXFunctionalCastExpr>(PE)) {
         return nullptr;
       }
-      Child = Parent;
+      Child = PE;
     }
     return nullptr;
   }
@@ -218,15 +194,14 @@ private:
 /// argument, an assignment's value, a returned value): nothing else sees the shared memory,
 /// so a copy changes nothing but its lifetime.
 fixits::Fixes cloneFix(const CallExpr *Blob, const Stmt *Site, ASTContext &Ctx) {
-  DynTypedNode N = DynTypedNode::create(*Blob);
+  const Stmt *Value = Blob;
   for (unsigned Steps = 0; Steps < 8; ++Steps) {
-    N = parentOf(N, Ctx);
-    const auto *S = N.get<Stmt>();
+    const Stmt *S = valueUser(cast<Expr>(Value), Ctx).get<Stmt>();
     if (S == Site)
       return fixits::appendCall(Blob, ".clone()", Ctx);
-    if (!isa_and_nonnull<ImplicitCastExpr, MaterializeTemporaryExpr, CXXBindTemporaryExpr, ExprWithCleanups,
-                         CXXConstructExpr>(S))
+    if (!isa_and_nonnull<CXXConstructExpr>(S))
       return {};
+    Value = S;
   }
   return {};
 }

@@ -2,7 +2,6 @@
 
 #include "utils/AutogradModel.h"
 
-#include "clang/AST/ParentMapContext.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 
 #include <optional>
@@ -28,12 +27,9 @@ struct Keep {
 /// ends up in, looking through copies, braced lists and pairs.
 std::optional<Keep> keptBy(const Expr *E, AutogradModel &M) {
   ASTContext &Ctx = M.context();
-  DynTypedNode Child = DynTypedNode::create(*E);
+  const Stmt *Child = E;
   for (unsigned Steps = 0; Steps < 12; ++Steps) {
-    auto Parents = Ctx.getParents(Child);
-    if (Parents.empty())
-      return std::nullopt;
-    DynTypedNode Parent = Parents[0];
+    DynTypedNode Parent = valueUser(cast<Expr>(Child), Ctx, &Child);
     if (const auto *VD = Parent.get<VarDecl>())
       return VD->isLocalVarDecl() ? std::optional<Keep>(Keep{nullptr, nullptr, false, VD}) : std::nullopt;
     const auto *PE = Parent.get<Expr>();
@@ -41,7 +37,7 @@ std::optional<Keep> keptBy(const Expr *E, AutogradModel &M) {
       return std::nullopt;
     if (const auto *Call = dyn_cast<CallExpr>(PE)) {
       const auto *Op = dyn_cast<CXXOperatorCallExpr>(Call);
-      if (Op && Op->getOperator() == OO_Equal && Op->getNumArgs() == 2 && Op->getArg(1) == Child.get<Expr>()) {
+      if (Op && Op->getOperator() == OO_Equal && Op->getNumArgs() == 2 && Op->getArg(1) == Child) {
         const Expr *Lhs = Op->getArg(0)->IgnoreParenImpCasts();
         if (const auto *Sub = dyn_cast<CXXOperatorCallExpr>(Lhs); Sub && Sub->getOperator() == OO_Subscript)
           return Keep{Op, namedDecl(Sub->getArg(0)), !Sub->getArg(1)->isEvaluatable(Ctx)};
@@ -54,11 +50,10 @@ std::optional<Keep> keptBy(const Expr *E, AutogradModel &M) {
       if (!FD || !FD->isInStdNamespace() || !FD->getIdentifier() ||
           (FD->getName() != "make_pair" && FD->getName() != "make_tuple"))
         return std::nullopt;
-    } else if (!isa<ImplicitCastExpr, MaterializeTemporaryExpr, CXXBindTemporaryExpr, ExprWithCleanups,
-                    ParenExpr, CXXConstructExpr, InitListExpr, CXXFunctionalCastExpr, ParenListExpr>(PE)) {
+    } else if (!isa<CXXConstructExpr, InitListExpr, CXXFunctionalCastExpr, ParenListExpr>(PE)) {
       return std::nullopt;
     }
-    Child = Parent;
+    Child = PE;
   }
   return std::nullopt;
 }

@@ -5,7 +5,6 @@
 #include "utils/TorchMatchers.h"
 
 #include "clang/AST/ExprCXX.h"
-#include "clang/AST/ParentMapContext.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 
 using namespace clang;

@@ -2,7 +2,6 @@
 
 #include "utils/AutogradModel.h"
 
-#include "clang/AST/ParentMapContext.h"
 #include "clang/AST/StmtCXX.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 

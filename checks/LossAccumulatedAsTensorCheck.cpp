@@ -25,7 +25,7 @@ bool outlivesIteration(AutogradModel &M, const ValueDecl *D, const Stmt *Acc, co
     return Loop && M.outlivesIteration(VD, Loop, Acc);
   if (Loop)
     return true;
-  return llvm::any_of(M.callersOf(Fn), [&](const CallExpr *Call) { return M.enclosingLoop(Call) != nullptr; });
+  return !M.callsInLoops(Fn).empty();
 }
 
 /// Whether every read of the local \p VD in \p Fn, besides the accumulations and the

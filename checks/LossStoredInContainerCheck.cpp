@@ -205,9 +205,10 @@ void LossStoredInContainerCheck::reportThroughCallers(const Expr *StoreSite, Arr
     const ParmVarDecl *ValueParam = parameterViewed(Value, Helper);
     if (Origin.Kind != TensorOrigin::GraphAttached && !ValueParam)
       continue;
-    for (const CallExpr *Call : M.callersOf(Helper)) {
-      const Stmt *Loop = M.enclosingLoop(Call);
-      if (!Loop || Call->getBeginLoc().isMacroID() || enclosingFunction(Call, Ctx)->isDependentContext())
+    for (const LoopSite &Site : M.callsInLoops(Helper)) {
+      const auto *Call = Site.Via;
+      const Stmt *Loop = Site.Loop;
+      if (Call->getBeginLoc().isMacroID() || enclosingFunction(Call, Ctx)->isDependentContext())
         continue;
       const ValueDecl *CallerRoot = Root;
       if (ContainerParam) {

@@ -142,11 +142,10 @@ void OptimizerConstructedInLoopCheck::check(const MatchFinder::MatchResult &Resu
   const Stmt *Loop = Model.enclosingLoop(Create);
   const CallExpr *ViaCall = nullptr;
   if (!Loop) {
-    for (const CallExpr *Caller : Model.callersOf(Fn)) {
-      const Stmt *Outer = Model.enclosingLoop(Caller);
-      if (Outer && Model.everyNth(Caller, Outer) == 1) {
-        Loop = Outer;
-        ViaCall = Caller;
+    for (const LoopSite &Site : Model.callsInLoops(Fn)) {
+      if (Model.everyNth(Site.Via, Site.Loop) == 1) {
+        Loop = Site.Loop;
+        ViaCall = Site.Via;
         break;
       }
     }

@@ -2,7 +2,6 @@
 
 #include "utils/AutogradModel.h"
 
-#include "clang/AST/ParentMapContext.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 
 #include <string>
@@ -19,26 +18,13 @@ namespace {
 const VarDecl *markedVariable(const CXXMemberCallExpr *Mark, ASTContext &Ctx) {
   if (const auto *VD = dyn_cast_or_null<VarDecl>(namedDecl(Mark->getImplicitObjectArgument())))
     return VD->isLocalVarDecl() ? VD : nullptr;
-  DynTypedNode N = DynTypedNode::create(*Mark);
-  for (unsigned Steps = 0; Steps < 6; ++Steps) {
-    auto Parents = Ctx.getParents(N);
-    if (Parents.empty())
-      return nullptr;
-    N = Parents[0];
-    if (const auto *VD = N.get<VarDecl>())
-      return VD->isLocalVarDecl() ? VD : nullptr;
-    const auto *E = N.get<Expr>();
-    if (!E || !isa<ImplicitCastExpr, MaterializeTemporaryExpr, CXXBindTemporaryExpr, ExprWithCleanups,
-                   CXXConstructExpr>(E))
-      return nullptr;
-  }
-  return nullptr;
+  const auto *VD = valueUser(Mark, Ctx).get<VarDecl>();
+  return VD && VD->isLocalVarDecl() ? VD : nullptr;
 }
 
 /// `loss.requires_grad_(true).backward()`.
 bool backpropagatedAtOnce(const CXXMemberCallExpr *Mark, ASTContext &Ctx) {
-  auto Parents = Ctx.getParents(*Mark);
-  const auto *ME = Parents.empty() ? nullptr : Parents[0].get<MemberExpr>();
+  const auto *ME = valueUser(Mark, Ctx).get<MemberExpr>();
   const auto *Decl = ME ? ME->getMemberDecl() : nullptr;
   return Decl && Decl->getIdentifier() && Decl->getName() == "backward";
 }

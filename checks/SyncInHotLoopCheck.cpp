@@ -3,7 +3,6 @@
 #include "utils/AutogradModel.h"
 #include "utils/TorchMatchers.h"
 
-#include "clang/AST/ParentMapContext.h"
 #include "clang/AST/StmtCXX.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 

@@ -48,9 +48,9 @@ std::optional<EvalSite> evalSite(const CallExpr *Eval, AutogradModel &Model) {
     return EvalSite{L, Eval, moduleOf(Object, nullptr)};
   if (Model.enclosingLoop(Eval))
     return std::nullopt;
-  for (const CallExpr *Caller : Model.callersOf(enclosingFunction(Eval, Ctx)))
-    if (const Stmt *L = TrainingLoopAround(Caller))
-      return EvalSite{L, Caller, moduleOf(Object, Caller)};
+  for (const LoopSite &Site : Model.callsInLoops(enclosingFunction(Eval, Ctx)))
+    if (const Stmt *L = TrainingLoopAround(Site.Via))
+      return EvalSite{L, Site.Via, moduleOf(Object, Site.Via)};
   return std::nullopt;
 }
 

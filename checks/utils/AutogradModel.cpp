@@ -8,6 +8,7 @@
 
 #include "clang/AST/ASTLambda.h"
 #include "clang/AST/ExprCXX.h"
+#include "clang/AST/ParentMapContext.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 
 #include "llvm/ADT/SmallPtrSet.h"
@@ -256,6 +257,23 @@ const ValueDecl *namedDecl(const Expr *E) {
     return dyn_cast<VarDecl>(DRE->getDecl());
   if (const auto *ME = dyn_cast<MemberExpr>(E))
     return dyn_cast<FieldDecl>(ME->getMemberDecl());
+  return nullptr;
+}
+
+const Stmt *lifetimeScope(const VarDecl *VD, ASTContext &Ctx) {
+  if (const auto *Parm = dyn_cast<ParmVarDecl>(VD)) {
+    const auto *FD = dyn_cast_or_null<FunctionDecl>(Parm->getParentFunctionOrMethod());
+    return FD ? FD->getBody() : nullptr;
+  }
+  DynTypedNode N = DynTypedNode::create(*VD);
+  for (unsigned Steps = 0; Steps < 64; ++Steps) {
+    auto Parents = Ctx.getParents(N);
+    if (Parents.empty())
+      return nullptr;
+    N = Parents[0];
+    if (const auto *S = N.get<Stmt>(); S && (isa<CompoundStmt>(S) || isa<ForStmt, CXXForRangeStmt, WhileStmt, IfStmt>(S)))
+      return S;
+  }
   return nullptr;
 }
 

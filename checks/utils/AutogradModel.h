@@ -19,6 +19,7 @@
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 
@@ -134,6 +135,21 @@ enum class ValueFate {
   Escapes,        ///< some use is out of sight (another TU, an opaque call)
   Backpropagated, ///< they feed backward(): the graphs are kept on purpose
 };
+
+/// The node that takes the value of \p E, past the implicit nodes that only carry it (implicit
+/// casts, parentheses, temporaries, cleanups, a copy or move): the variable it initialises, the
+/// call, operator or member access it is an operand of, the return, the statement it stands
+/// alone in. \p Carried (optional) receives \p E with those wrappers: the child of that node.
+/// The first step of "where does this value go"; null (no kind) at the top of the tree.
+clang::DynTypedNode valueUser(const clang::Expr *E, clang::ASTContext &Ctx, const clang::Stmt **Carried = nullptr);
+
+/// Whether \p S runs only under a condition within \p Scope (an `if` or `switch` branch, a `?:`
+/// arm, the condition itself included): `if (!acc.defined()) acc = x;`, `case 0: acc = x;`.
+bool underConditionWithin(const clang::Stmt *S, const clang::Stmt *Scope, clang::ASTContext &Ctx);
+
+/// The innermost block (or loop, or `if`) whose end destroys the local \p VD; the function body
+/// for a parameter.
+const clang::Stmt *lifetimeScope(const clang::VarDecl *VD, clang::ASTContext &Ctx);
 
 /// The variable or field \p E names, also through `p->`, `*p` and `v[k]`: the module of
 /// `model->eval()`, the container of `history[i]`.
@@ -294,6 +310,9 @@ public:
   static StmtMatcher event(LoopEventKind K);
   /// The statements of \p Root that run event \p K (see eventsIn), each once.
   llvm::SmallVector<const clang::Stmt *, 4> sitesIn(const clang::Stmt *Root, LoopEventKind K);
+  /// The calls of \p Fn made in a loop of their own function, each with the innermost loop
+  /// around it (LoopSite::Via: the call), in callersOf order.
+  llvm::SmallVector<LoopSite, 4> callsInLoops(const clang::FunctionDecl *Fn);
   /// The innermost training loop around \p S, in its function or around a caller.
   const clang::Stmt *trainingLoopOf(const clang::Stmt *S);
   /// The first event of one of \p Kinds that \p Loop runs at its own level: in its body outside
@@ -391,6 +410,11 @@ public:
   StmtMatcher trainingCall();
 
 private:
+  /// The innermost loop around \p S that \p Accept takes, in S's function or around a call of
+  /// it (callers up to depth(); from a lambda's body only if \p ThroughLambdaCalls), and the
+  /// call in that loop that reaches S. The one "the loop here, else the caller's" walk.
+  LoopSite loopAround(const clang::Stmt *S, llvm::function_ref<bool(const clang::Stmt *)> Accept,
+                      bool ThroughLambdaCalls);
   OriginResult originByName(const clang::Expr *E);
   const clang::Expr *lastAssignedValue(const clang::DeclRefExpr *Ref);
   GradModeFact gradModeIn(const clang::Stmt *S, unsigned Depth);

@@ -203,22 +203,36 @@ const LoopFacts &AutogradModel::loop(const Stmt *Loop) {
   return Facts;
 }
 
-const Stmt *AutogradModel::trainingLoopOf(const Stmt *S) {
-  std::function<const Stmt *(const Stmt *, unsigned)> Find = [&](const Stmt *From, unsigned Depth) -> const Stmt * {
+llvm::SmallVector<LoopSite, 4> AutogradModel::callsInLoops(const FunctionDecl *Fn) {
+  llvm::SmallVector<LoopSite, 4> Sites;
+  for (const CallExpr *Call : callersOf(Fn))
+    if (const Stmt *Loop = enclosingLoop(Call))
+      Sites.push_back({Loop, Call});
+  return Sites;
+}
+
+LoopSite AutogradModel::loopAround(const Stmt *S, llvm::function_ref<bool(const Stmt *)> Accept,
+                                   bool ThroughLambdaCalls) {
+  std::function<LoopSite(const Stmt *, unsigned)> Find = [&](const Stmt *From, unsigned Depth) -> LoopSite {
     for (const Stmt *L = enclosingLoop(From); L; L = enclosingLoop(L))
-      if (loop(L).Kind == LoopKind::Training)
-        return L;
-    if (Depth == 0)
-      return nullptr;
+      if (Accept(L))
+        return {L, nullptr};
     const FunctionDecl *FD = enclosingFunction(From, Ctx);
-    if (!FD || isLambdaCallOperator(FD))
-      return nullptr;
+    if (Depth == 0 || !FD || (!ThroughLambdaCalls && isLambdaCallOperator(FD)))
+      return {};
     for (const CallExpr *Call : callersOf(FD))
-      if (const Stmt *L = Find(Call, Depth - 1))
-        return L;
-    return nullptr;
+      if (LoopSite Found = Find(Call, Depth - 1); Found.Loop)
+        return {Found.Loop, Found.Via ? Found.Via : Call};
+    return {};
   };
-  return S ? Find(S, Opts.CallDepth) : nullptr;
+  return S ? Find(S, Opts.CallDepth) : LoopSite{};
+}
+
+const Stmt *AutogradModel::trainingLoopOf(const Stmt *S) {
+  // A lambda's loop is found where it is defined (enclosingLoop), not through its calls.
+  return loopAround(S, [&](const Stmt *L) { return loop(L).Kind == LoopKind::Training; },
+                    /*ThroughLambdaCalls=*/false)
+      .Loop;
 }
 
 bool AutogradModel::almostEveryIteration(const Expr *Cond, const Stmt *Loop) {
@@ -252,20 +266,19 @@ bool AutogradModel::runsEachIteration(const Stmt *Loop, ArrayRef<LoopEventKind> 
 }
 
 LoopSite AutogradModel::loopRunning(const Stmt *S, ArrayRef<LoopEventKind> Kinds) {
-  std::function<LoopSite(const Stmt *, unsigned)> Find = [&](const Stmt *From, unsigned Depth) -> LoopSite {
-    for (const Stmt *L = enclosingLoop(From); L; L = enclosingLoop(L))
-      if (runsEachIteration(L, Kinds))
-        return {L, nullptr};
-    // A lambda defined before the loop and called in it is found through its calls.
-    const FunctionDecl *FD = enclosingFunction(From, Ctx);
-    if (Depth == 0 || !FD)
-      return {};
-    for (const CallExpr *Call : callersOf(FD))
-      if (LoopSite Found = Find(Call, Depth - 1); Found.Loop)
-        return {Found.Loop, Found.Via ? Found.Via : Call};
-    return {};
-  };
-  return S ? Find(S, Opts.CallDepth) : LoopSite{};
+  // A lambda defined before the loop and called in it is found through its calls.
+  return loopAround(S, [&](const Stmt *L) { return runsEachIteration(L, Kinds); }, /*ThroughLambdaCalls=*/true);
+}
+
+bool underConditionWithin(const Stmt *S, const Stmt *Scope, ASTContext &Ctx) {
+  for (DynTypedNodeList Parents = Ctx.getParents(*S); !Parents.empty(); Parents = Ctx.getParents(Parents[0])) {
+    const auto *P = Parents[0].get<Stmt>();
+    if (!P || P == Scope)
+      return false;
+    if (isa<IfStmt, SwitchStmt, ConditionalOperator>(P))
+      return true;
+  }
+  return false;
 }
 
 unsigned AutogradModel::everyNth(const Stmt *S, const Stmt *Loop) {

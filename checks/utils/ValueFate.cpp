@@ -218,6 +218,24 @@ private:
 };
 } // namespace
 
+DynTypedNode valueUser(const Expr *E, ASTContext &Ctx, const Stmt **Carried) {
+  const Stmt *Child = E;
+  DynTypedNode P = parentOf(Child, Ctx);
+  for (unsigned Steps = 0; Steps < 16; ++Steps, P = parentOf(Child, Ctx)) {
+    const auto *PE = P.get<Expr>();
+    const auto *Copy = dyn_cast_or_null<CXXConstructExpr>(PE);
+    bool Carries = PE && (isa<ImplicitCastExpr, ParenExpr, MaterializeTemporaryExpr, CXXBindTemporaryExpr,
+                                 FullExpr>(PE) ||
+                          (Copy && Copy->getNumArgs() == 1 && Copy->getConstructor()->isCopyOrMoveConstructor()));
+    if (!Carries)
+      break;
+    Child = PE;
+  }
+  if (Carried)
+    *Carried = Child;
+  return P;
+}
+
 ValueFate AutogradModel::fateOf(const ValueDecl *Holder) { return Holder ? FateTracer(*this).of(Holder) : ValueFate::Escapes; }
 
 } // namespace torchtidy

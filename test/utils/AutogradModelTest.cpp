@@ -336,6 +336,14 @@ void reports_outputs(Net &net, torch::Tensor x) {
     report_all(reported);
   }
 }
+// A lambda held in a local, called in a loop and once after it: the closure is argument 0.
+void accumulate_through_lambda(torch::Tensor x, std::vector<torch::Tensor> batches) {
+  auto add_into = [](torch::Tensor &total, const torch::Tensor &part) { total += part; };
+  torch::Tensor lambda_sum = torch::zeros({});
+  for (auto &b : batches)
+    add_into(lambda_sum, b);
+  add_into(lambda_sum, x);
+}
 )cpp";
 
 class AutogradModelTest : public ::testing::Test {
@@ -433,6 +441,48 @@ TEST_F(AutogradModelTest, CalledFunctionThroughLambdaLocal) {
   const FunctionDecl *FD = model().calledFunction(M.front().getNodeAs<CallExpr>("c"));
   ASSERT_NE(FD, nullptr);
   EXPECT_TRUE(cast<CXXMethodDecl>(FD)->getParent()->isLambda());
+}
+
+TEST_F(AutogradModelTest, ArgumentForThroughLambdaLocal) {
+  auto M = match(findAll(cxxOperatorCallExpr(hasOverloadedOperatorName("()"),
+                                             hasArgument(0, ignoringParenImpCasts(declRefExpr(
+                                                                to(varDecl(hasName("add_into")))))))
+                             .bind("c")),
+                 ctx());
+  ASSERT_FALSE(M.empty());
+  const auto *Call = M.front().getNodeAs<CallExpr>("c");
+  const FunctionDecl *Lambda = model().calledFunction(Call);
+  ASSERT_NE(Lambda, nullptr);
+  ASSERT_EQ(Lambda->getNumParams(), 2u);
+  const ParmVarDecl *Total = Lambda->getParamDecl(0), *Part = Lambda->getParamDecl(1);
+  // The closure is argument 0 of the operator call: `total` is `lambda_sum`, not `add_into`.
+  const Expr *Arg = argumentFor(Call, Total);
+  ASSERT_NE(Arg, nullptr);
+  EXPECT_EQ(torchtidy::namedDecl(Arg), var("lambda_sum"));
+  EXPECT_EQ(parameterFor(Call, Lambda, Call->getArg(1)), Total);
+  EXPECT_EQ(parameterFor(Call, Lambda, Call->getArg(2)), Part);
+  EXPECT_EQ(parameterFor(Call, Lambda, Call->getArg(0)), nullptr);
+  // A direct call passes no object.
+  const CallExpr *Step = callOf("train_step", "train");
+  ASSERT_NE(Step, nullptr);
+  EXPECT_EQ(argumentFor(Step, function("train_step")->getParamDecl(0)), Step->getArg(0));
+}
+
+TEST_F(AutogradModelTest, CallsInLoops) {
+  auto M = match(findAll(cxxOperatorCallExpr(hasOverloadedOperatorName("()"),
+                                             hasArgument(0, ignoringParenImpCasts(declRefExpr(
+                                                                to(varDecl(hasName("add_into")))))))
+                             .bind("c")),
+                 ctx());
+  ASSERT_FALSE(M.empty());
+  const FunctionDecl *Lambda = model().calledFunction(M.front().getNodeAs<CallExpr>("c"));
+  EXPECT_EQ(model().callersOf(Lambda).size(), 2u);
+  // Only the call in the range-for runs in a loop.
+  auto Sites = model().callsInLoops(Lambda);
+  ASSERT_EQ(Sites.size(), 1u);
+  EXPECT_EQ(Sites[0].Loop, loopIn("accumulate_through_lambda"));
+  EXPECT_TRUE(Sites[0].Via && model().enclosingLoop(Sites[0].Via) == Sites[0].Loop);
+  EXPECT_TRUE(model().callsInLoops(function("train")).empty());
 }
 
 TEST_F(AutogradModelTest, CallShape) {
