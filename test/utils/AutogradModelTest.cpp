@@ -342,6 +342,8 @@ void accumulate_through_lambda(torch::Tensor x, std::vector<torch::Tensor> batch
   torch::Tensor lambda_sum = torch::zeros({});
   for (auto &b : batches)
     add_into(lambda_sum, b);
+  if (batches.empty())
+    lambda_sum = x;
   add_into(lambda_sum, x);
 }
 )cpp";
@@ -483,6 +485,38 @@ TEST_F(AutogradModelTest, CallsInLoops) {
   EXPECT_EQ(Sites[0].Loop, loopIn("accumulate_through_lambda"));
   EXPECT_TRUE(Sites[0].Via && model().enclosingLoop(Sites[0].Via) == Sites[0].Loop);
   EXPECT_TRUE(model().callsInLoops(function("train")).empty());
+}
+
+TEST_F(AutogradModelTest, ValueUser) {
+  // Past the temporary and the copy that carry it: the variable it initialises.
+  const CallExpr *Zeros = callOf("zeros", "accumulate_through_lambda");
+  ASSERT_NE(Zeros, nullptr);
+  EXPECT_EQ(valueUser(Zeros, ctx()).get<VarDecl>(), var("lambda_sum"));
+  // A call standing alone as the loop's body: its value goes nowhere.
+  auto M = match(findAll(cxxOperatorCallExpr(hasOverloadedOperatorName("()"),
+                                             hasArgument(2, ignoringParenImpCasts(declRefExpr(to(varDecl(hasName("b")))))))
+                             .bind("c")),
+                 ctx());
+  ASSERT_FALSE(M.empty());
+  const Stmt *Carried = nullptr;
+  DynTypedNode User = valueUser(M.front().getNodeAs<Expr>("c"), ctx(), &Carried);
+  EXPECT_NE(User.get<CXXForRangeStmt>(), nullptr);
+  EXPECT_NE(Carried, nullptr);
+}
+
+TEST_F(AutogradModelTest, LifetimeAndConditions) {
+  const FunctionDecl *Fn = function("accumulate_through_lambda");
+  ASSERT_NE(Fn, nullptr);
+  EXPECT_EQ(lifetimeScope(var("lambda_sum"), ctx()), Fn->getBody());
+  EXPECT_EQ(lifetimeScope(Fn->getParamDecl(0), ctx()), Fn->getBody());
+  auto Assign = match(findAll(cxxOperatorCallExpr(hasOverloadedOperatorName("="),
+                                                  hasAncestor(functionDecl(hasName("accumulate_through_lambda"))))
+                                  .bind("a")),
+                      ctx());
+  ASSERT_FALSE(Assign.empty());
+  EXPECT_TRUE(underConditionWithin(Assign.front().getNodeAs<Stmt>("a"), Fn->getBody(), ctx()));
+  const CallExpr *Zeros = callOf("zeros", "accumulate_through_lambda");
+  EXPECT_FALSE(underConditionWithin(Zeros, Fn->getBody(), ctx()));
 }
 
 TEST_F(AutogradModelTest, CallShape) {
