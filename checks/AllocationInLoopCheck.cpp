@@ -130,8 +130,10 @@ void AllocationInLoopCheck::check(const MatchFinder::MatchResult &Result) {
     return;
   AutogradModel &Model = model(Ctx);
   LoopSite Site = Model.loopRunning(Call, {LoopEventKind::Forward, LoopEventKind::Backward, LoopEventKind::Step});
-  if (!Site.Loop)
+  if (!Site.Loop) {
+    checkAcrossTUs(Call, Factory, Fn, Model);
     return;
+  }
   // Every iteration, unconditionally (an interval guard or a condition makes it rarer); in
   // a helper, unconditionally in the helper and at its call.
   const Stmt *Scope = Site.Via ? Fn->getBody() : loopBody(Site.Loop);
@@ -145,13 +147,35 @@ void AllocationInLoopCheck::check(const MatchFinder::MatchResult &Result) {
       return;
   if (fateOf(Call, Scope, Model) != Fate::Scratch)
     return;
+  report(Call, Factory);
+  noteLoop(PerIteration{Site.Loop, Site.Via}, "iteration");
+}
+
+void AllocationInLoopCheck::report(const CallExpr *Call, const FunctionDecl *Factory) {
   diag(Call->getBeginLoc(), "'torch::%0' allocates a tensor of the same size on every iteration of a loop that "
                             "runs the model; consider allocating it once before the loop (and refilling it "
                             "in place with 'zero_()' or 'fill_()' if the iteration writes it)")
       << Factory->getName();
-  if (Site.Via)
-    diag(Site.Via->getBeginLoc(), "called on every iteration here", DiagnosticIDs::Note);
-  diag(Site.Loop->getBeginLoc(), "loop starts here", DiagnosticIDs::Note);
+}
+
+void AllocationInLoopCheck::checkAcrossTUs(const CallExpr *Call, const FunctionDecl *Factory,
+                                           const FunctionDecl *Fn, AutogradModel &Model) {
+  std::optional<PerIteration> Hot = Model.perIterationLoop(
+      Call, {LoopEventKind::Forward, LoopEventKind::Backward, LoopEventKind::Step}, /*AcrossTUs=*/true);
+  if (!Hot || !Hot->Across)
+    return;
+  // The loop is out of sight: the same sizes every iteration only when they are constants.
+  ASTContext &Ctx = Model.context();
+  auto Variable = expr(anyOf(declRefExpr(to(varDecl(unless(isConstexpr())))),
+                             memberExpr(member(fieldDecl())), cxxThisExpr()));
+  for (const Expr *Arg : Call->arguments())
+    if (!isSameOrDerivedFrom(recordOf(Arg->getType()), names::TensorOptions) && !isa<CXXDefaultArgExpr>(Arg) &&
+        !match(findAll(Variable.bind("v")), *Arg, Ctx).empty())
+      return;
+  if (fateOf(Call, Fn->getBody(), Model) != Fate::Scratch)
+    return;
+  report(Call, Factory);
+  noteLoop(*Hot, "iteration");
 }
 
 } // namespace torchtidy

@@ -12,6 +12,12 @@ public:
       : TorchCheck(Name, Context) {}
   void registerMatchers(clang::ast_matchers::MatchFinder *Finder) override;
   void check(const clang::ast_matchers::MatchFinder::MatchResult &Result) override;
+
+private:
+  void report(const clang::CallExpr *Call, const clang::FunctionDecl *Factory);
+  /// \p Call in \p Fn, which a loop of another translation unit calls on every iteration.
+  void checkAcrossTUs(const clang::CallExpr *Call, const clang::FunctionDecl *Factory, const clang::FunctionDecl *Fn,
+                      AutogradModel &Model);
 };
 
 } // namespace torchtidy

@@ -28,7 +28,7 @@ void EmptyCacheInLoopCheck::check(const MatchFinder::MatchResult &Result) {
     return;
   // Under `step % k == 0`, in a catch handler (out-of-memory recovery) or on another
   // condition it is not a per-step cost.
-  std::optional<PerIteration> Hot = model(Ctx).perIterationLoop(Call);
+  std::optional<PerIteration> Hot = model(Ctx).perIterationLoop(Call, {}, /*AcrossTUs=*/true);
   if (!Hot)
     return;
   diag(Call->getBeginLoc(),
@@ -37,9 +37,7 @@ void EmptyCacheInLoopCheck::check(const MatchFinder::MatchResult &Result) {
        "the device; consider removing it (it frees no memory a tensor holds) or calling it once "
        "outside the loop")
       << Call->getDirectCallee()->getName();
-  if (Hot->Via)
-    diag(Hot->Via->getBeginLoc(), "called on every iteration here", DiagnosticIDs::Note);
-  diag(Hot->Loop->getBeginLoc(), "loop starts here", DiagnosticIDs::Note);
+  noteLoop(*Hot, "iteration");
   // The call as a statement of its own: removing it changes no tensor.
   if (const Stmt *Statement = fixits::statementOf(Call, Ctx))
     if (fixits::Fixes Fix = fixits::remove(Statement, Ctx); !Fix.empty())

@@ -202,11 +202,13 @@ void SyncInHotLoopCheck::check(const MatchFinder::MatchResult &Result) {
   }
   // The loop that runs it on every iteration: a training loop (or any loop), through helpers;
   // none under an interval guard or another condition that varies per iteration.
+  // The loop may be in another translation unit that calls this function (the project index).
   std::optional<PerIteration> Hot =
-      TrainingLoopsOnly ? Model.perIterationLoop(Sync, {LoopEventKind::Backward, LoopEventKind::Step})
-                        : Model.perIterationLoop(Sync);
+      TrainingLoopsOnly
+          ? Model.perIterationLoop(Sync, {LoopEventKind::Backward, LoopEventKind::Step}, /*AcrossTUs=*/true)
+          : Model.perIterationLoop(Sync, {}, /*AcrossTUs=*/true);
   // Plainly CPU-only code: nothing around it puts a tensor on an accelerator.
-  if (!Hot || (IgnoreCpuOnly && !Model.mayUseAccelerator(Sync)))
+  if (!Hot || (IgnoreCpuOnly && !Model.mayUseAccelerator(Sync) && !(Hot->Across && Hot->Across->Accelerator)))
     return;
   StringRef Step = TrainingLoopsOnly ? "training step" : "iteration";
   if (decidesBranch(Sync, Ctx))
@@ -217,9 +219,7 @@ void SyncInHotLoopCheck::check(const MatchFinder::MatchResult &Result) {
     diag(SM.getFileLoc(Loc), "%0 synchronizes the host with the device on every %1; consider doing it "
                              "every N steps or keeping the value on the device")
         << What << Step;
-  if (Hot->Via)
-    diag(Hot->Via->getBeginLoc(), "called on every %0 here", DiagnosticIDs::Note) << Step;
-  diag(Hot->Loop->getBeginLoc(), "loop starts here", DiagnosticIDs::Note);
+  noteLoop(*Hot, Step);
 }
 
 } // namespace torchtidy

@@ -95,9 +95,17 @@ struct LoopFacts {
 
 /// A loop that runs a statement on every iteration, directly or through calls.
 struct PerIteration {
+  /// The loop; null when it is in another translation unit (Across).
   const clang::Stmt *Loop = nullptr;
   /// The call in the loop's function that reaches the statement; null when it is in the loop.
+  /// With Across: the call in Entry that reaches it, null when the statement is in Entry.
   const clang::CallExpr *Via = nullptr;
+  /// The calls between the loop's function and the statement (0: in the loop).
+  unsigned Calls = 0;
+  /// The loop is in another translation unit, which calls Entry (defined here) on each of its
+  /// iterations (ProjectIndex::loopCalling); Across says where the loop is.
+  const clang::FunctionDecl *Entry = nullptr;
+  std::optional<LoopCall> Across;
 };
 
 /// Where a statement runs on every iteration of a loop (see AutogradModel::loopRunning).
@@ -337,7 +345,11 @@ public:
   /// loop, in the helpers too, may differ between iterations (everyNth is not 1): an
   /// interval, a step counter, a helper's parameter. A switch the same on every iteration
   /// (`if (verbose)`) is no such condition.
-  std::optional<PerIteration> perIterationLoop(const clang::Stmt *S, llvm::ArrayRef<LoopEventKind> Kinds = {});
+  /// With \p AcrossTUs, a loop of another translation unit that calls the function holding \p S
+  /// (or one of its callers here) on every iteration counts too (the project index's loop calls;
+  /// Loop is then null, see PerIteration::Across), when no loop of this TU does.
+  std::optional<PerIteration> perIterationLoop(const clang::Stmt *S, llvm::ArrayRef<LoopEventKind> Kinds = {},
+                                               bool AcrossTUs = false);
   /// Whether each iteration of \p Loop is a step: it runs backward() or step() at its own level
   /// (directly or in a helper with no loop of its own), or a model forward when no loop nested
   /// in it trains. An epoch, fold or sweep loop around a step loop is not.
@@ -425,6 +437,10 @@ private:
   llvm::ArrayRef<const clang::DeclRefExpr *> handedOver(const clang::FunctionDecl *FD);
   const clang::Expr *handedToThread(const clang::FunctionDecl *FD);
 
+  /// A loop of another TU that calls \p FD on every iteration, answering perIterationLoop's
+  /// \p Kinds, at most \p MaxCalls calls above that call (the project index's loop calls).
+  std::optional<PerIteration> loopInOtherTU(const clang::FunctionDecl *FD, llvm::ArrayRef<LoopEventKind> Kinds,
+                                            unsigned MaxCalls);
   struct Impl;
   clang::ASTContext &Ctx;
   const ModelOptions Opts;

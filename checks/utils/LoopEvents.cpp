@@ -334,30 +334,111 @@ unsigned AutogradModel::everyNth(const Stmt *S, const Stmt *Loop) {
   return Every;
 }
 
-std::optional<PerIteration> AutogradModel::perIterationLoop(const Stmt *S, ArrayRef<LoopEventKind> Kinds) {
+namespace {
+/// Whether \p S runs on every call of its function, as far as its text shows: under no
+/// condition, switch or handler, and after no `if` that may return. Stricter than everyNth,
+/// for a caller out of sight: a condition on a parameter or a field may differ between calls.
+bool runsOnEveryCall(const Stmt *S, ASTContext &Ctx) {
+  DynTypedNode Child = DynTypedNode::create(*S);
+  for (DynTypedNode Parent = parentOf(Child, Ctx); !Parent.getNodeKind().isNone();
+       Child = Parent, Parent = parentOf(Parent, Ctx)) {
+    const Stmt *PS = Parent.get<Stmt>();
+    if (!PS) {
+      if (const auto *FD = Parent.get<FunctionDecl>())
+        return !isLambdaCallOperator(FD);
+      continue; // a local's declaration
+    }
+    const Stmt *C = Child.get<Stmt>();
+    if (const auto *If = dyn_cast<IfStmt>(PS)) {
+      if (C != If->getCond() && C != If->getInit() && C != If->getConditionVariableDeclStmt())
+        return false;
+    } else if (const auto *CO = dyn_cast<AbstractConditionalOperator>(PS)) {
+      if (C != CO->getCond())
+        return false;
+    } else if (const auto *BO = dyn_cast<BinaryOperator>(PS)) {
+      if (BO->isLogicalOp() && C == BO->getRHS())
+        return false;
+    } else if (isa<SwitchStmt, CXXCatchStmt, LambdaExpr>(PS)) {
+      return false;
+    } else if (const auto *CS = dyn_cast<CompoundStmt>(PS)) {
+      for (const Stmt *Sibling : CS->body()) {
+        if (Sibling == C)
+          break;
+        if (isa<IfStmt, SwitchStmt>(Sibling) && !match(findAll(returnStmt()), *Sibling, Ctx).empty())
+          return false;
+      }
+    }
+  }
+  return false;
+}
+} // namespace
+
+std::optional<PerIteration> AutogradModel::perIterationLoop(const Stmt *S, ArrayRef<LoopEventKind> Kinds,
+                                                           bool AcrossTUs) {
   // The statements from S up to the call in the loop: each must run on every iteration.
   llvm::SmallVector<const Stmt *, 4> Path;
-  std::function<std::optional<PerIteration>(const Stmt *, unsigned)> Find =
+  std::function<std::optional<PerIteration>(const Stmt *, unsigned)> Find;
+  std::function<std::optional<PerIteration>(const Stmt *, unsigned)> FindOnPath =
       [&](const Stmt *From, unsigned Depth) -> std::optional<PerIteration> {
-    Path.push_back(From);
     for (const Stmt *L = enclosingLoop(From); L; L = enclosingLoop(L)) {
       if (!Kinds.empty() && !runsEachIteration(L, Kinds))
         continue;
       if (llvm::any_of(Path, [&](const Stmt *On) { return everyNth(On, L) != 1; }))
         return std::nullopt;
-      return PerIteration{L, nullptr};
+      return PerIteration{L, nullptr, Opts.CallDepth - Depth};
     }
     const FunctionDecl *FD = Depth ? enclosingFunction(From, Ctx) : nullptr;
     if (!FD)
       return std::nullopt;
     for (const CallExpr *Call : callersOf(FD))
       if (enclosingFunction(Call, Ctx) != FD)
-        if (std::optional<PerIteration> Found = Find(Call, Depth - 1))
-          return PerIteration{Found->Loop, Found->Via ? Found->Via : Call};
-    Path.pop_back();
+        if (std::optional<PerIteration> Found = Find(Call, Depth - 1)) {
+          Found->Via = Found->Via ? Found->Via : Call;
+          return Found;
+        }
+    if (std::optional<PerIteration> Found = AcrossTUs ? loopInOtherTU(FD, Kinds, Depth - 1) : std::nullopt)
+      // Each statement on the way runs on every call of its function.
+      if (llvm::all_of(Path, [&](const Stmt *On) { return runsOnEveryCall(On, Ctx); })) {
+        Found->Via = Path.size() > 1 ? dyn_cast<CallExpr>(Path.back()) : nullptr;
+        Found->Calls += Opts.CallDepth - Depth + 1;
+        return Found;
+      }
     return std::nullopt;
   };
+  Find = [&](const Stmt *From, unsigned Depth) {
+    Path.push_back(From);
+    std::optional<PerIteration> Found = FindOnPath(From, Depth);
+    Path.pop_back();
+    return Found;
+  };
   return S ? Find(S, Opts.CallDepth) : std::nullopt;
+}
+
+std::optional<PerIteration> AutogradModel::loopInOtherTU(const FunctionDecl *FD, ArrayRef<LoopEventKind> Kinds,
+                                                        unsigned MaxCalls) {
+  if (!Index || isLambdaCallOperator(FD))
+    return std::nullopt;
+  auto Has = [&](std::initializer_list<LoopEventKind> Set) {
+    return Kinds.size() == Set.size() && llvm::all_of(Set, [&](LoopEventKind K) { return llvm::is_contained(Kinds, K); });
+  };
+  LoopCall::Query Query;
+  if (Kinds.empty())
+    Query = LoopCall::AnyLoop;
+  else if (Has({LoopEventKind::Backward, LoopEventKind::Step}))
+    Query = LoopCall::TrainingLoop;
+  else if (Has({LoopEventKind::Forward, LoopEventKind::Backward, LoopEventKind::Step}))
+    Query = LoopCall::ModelLoop;
+  else
+    return std::nullopt;
+  std::string USR = usrOf(FD->getCanonicalDecl());
+  std::optional<LoopCall> Call = USR.empty() ? std::nullopt : Index->loopCalling(USR, Query, MaxCalls);
+  if (!Call)
+    return std::nullopt;
+  PerIteration Found;
+  Found.Entry = FD;
+  Found.Calls = Call->Calls;
+  Found.Across = std::move(Call);
+  return Found;
 }
 
 bool AutogradModel::iteratesSteps(const Stmt *Loop) {

@@ -28,6 +28,46 @@ constexpr llvm::StringLiteral FactNames[] = {"forward", "backward", "step",     
 constexpr int64_t FormatVersion = 1;
 /// The most summaries an index may hold (a 100 MB index is no project's).
 constexpr size_t MaxFunctions = 1u << 20;
+/// The most loop calls one function may have (a call in every loop of a large project).
+constexpr size_t MaxLoopCalls = 1u << 12;
+constexpr llvm::StringLiteral QueryNames[] = {"any", "model", "training"};
+/// The prefix of a loopCalling lookup among the consulted keys (a USR starts with "c:").
+constexpr llvm::StringLiteral LoopCallsKey = "loop-calls ";
+
+json::Value toJSON(const LoopCall &C) {
+  json::Array Queries;
+  for (unsigned I = 0; I < std::size(QueryNames); ++I)
+    if (C.Queries & (1u << I))
+      Queries.push_back(QueryNames[I]);
+  json::Object O{{"loop", C.Loop}, {"loops", std::move(Queries)}, {"calls", int64_t(C.Calls)}};
+  if (C.Accelerator)
+    O["accelerator"] = true;
+  return O;
+}
+
+bool fromJSON(const json::Value &V, LoopCall &C, json::Path P) {
+  json::ObjectMapper M(V, P);
+  std::vector<std::string> Queries;
+  int64_t Calls = 0;
+  if (!M || !M.map("loop", C.Loop) || !M.map("loops", Queries) || !M.map("calls", Calls) ||
+      !M.mapOptional("accelerator", C.Accelerator))
+    return false;
+  if (Calls < 0 || Calls > 64) {
+    P.field("calls").report("out of range");
+    return false;
+  }
+  C.Calls = unsigned(Calls);
+  C.Queries = 0;
+  for (const std::string &Q : Queries) {
+    const auto *It = llvm::find(QueryNames, Q);
+    if (It == std::end(QueryNames)) {
+      P.field("loops").report("unknown loop kind");
+      return false;
+    }
+    C.Queries |= 1u << (It - std::begin(QueryNames));
+  }
+  return true;
+}
 json::Value toJSON(const FunctionSummary &S) {
   json::Array Facts;
   for (unsigned I = 0; I < std::size(FactNames); ++I)
@@ -95,9 +135,37 @@ void ProjectIndex::add(llvm::StringRef USR, FunctionSummary S) {
       Old.Callees.push_back(std::move(C));
 }
 
+void ProjectIndex::addLoopCall(llvm::StringRef CalleeUSR, LoopCall C) {
+  std::vector<LoopCall> &Calls = LoopCalls[CalleeUSR.str()];
+  auto It = llvm::lower_bound(Calls, C);
+  if ((It == Calls.end() || !(*It == C)) && Calls.size() < MaxLoopCalls)
+    Calls.insert(It, std::move(C));
+}
+
+std::optional<LoopCall> ProjectIndex::loopCalling(llvm::StringRef USR, LoopCall::Query Query,
+                                                  unsigned MaxCalls) const {
+  // The key names the question, so that only a different answer makes the TU stale.
+  std::string Key = (LoopCallsKey + llvm::Twine(unsigned(Query)) + " " + llvm::Twine(MaxCalls) + " " + USR).str();
+  Consulted[Key] = answerHash(Key);
+  return firstLoopCall(USR, Query, MaxCalls);
+}
+
+std::optional<LoopCall> ProjectIndex::firstLoopCall(llvm::StringRef USR, uint32_t Query, unsigned MaxCalls) const {
+  auto It = LoopCalls.find(USR.str());
+  if (It == LoopCalls.end())
+    return std::nullopt;
+  for (const LoopCall &C : It->second)
+    if ((C.Queries & Query) && C.Calls <= MaxCalls)
+      return C;
+  return std::nullopt;
+}
+
 void ProjectIndex::merge(const ProjectIndex &Other) {
   for (const auto &F : Other.Functions)
     add(F.getKey(), F.getValue());
+  for (const auto &[USR, Calls] : Other.LoopCalls)
+    for (const LoopCall &C : Calls)
+      addLoopCall(USR, C);
 }
 
 const FunctionSummary *ProjectIndex::find(llvm::StringRef USR) const {
@@ -143,6 +211,21 @@ uint32_t ProjectIndex::graphOutParamsOf(const FunctionDecl *FD) const {
 }
 
 uint64_t ProjectIndex::answerHash(llvm::StringRef USR) const {
+  if (USR.consume_front(LoopCallsKey)) {
+    unsigned Query = 0, MaxCalls = 0;
+    auto [QueryText, Rest] = USR.split(' ');
+    auto [CallsText, Callee] = Rest.split(' ');
+    if (QueryText.getAsInteger(10, Query) || CallsText.getAsInteger(10, MaxCalls))
+      return 0;
+    std::optional<LoopCall> C = firstLoopCall(Callee, Query, MaxCalls);
+    if (!C)
+      return 0;
+    std::string Bytes;
+    llvm::raw_string_ostream OS(Bytes);
+    OS << C->Loop << '\0' << C->Queries << ' ' << C->Calls << ' ' << C->Accelerator;
+    uint64_t H = llvm::xxHash64(OS.str());
+    return H ? H : 1;
+  }
   const FunctionSummary *Root = find(USR);
   if (!Root)
     return 0;
@@ -180,12 +263,22 @@ std::string ProjectIndex::toJSONText() const {
   json::Object Fns;
   for (const auto &[USR, S] : Sorted)
     Fns[USR] = toJSON(*S);
+  json::Object Top{{"torchtidy_index", FormatVersion}, {"functions", std::move(Fns)}};
+  if (!LoopCalls.empty()) {
+    json::Object Loops;
+    for (const auto &[USR, Calls] : LoopCalls) {
+      json::Array A;
+      for (const LoopCall &C : Calls)
+        A.push_back(toJSON(C));
+      Loops[USR] = std::move(A);
+    }
+    Top["loop_calls"] = std::move(Loops);
+  }
   std::string Text;
   // json::OStream rather than formatv: the plugin may only use what every clang-tidy it loads into
   // exports, and clang-tidy-19 does not export formatv's type info.
   llvm::raw_string_ostream OS(Text);
-  json::OStream(OS, /*IndentSize=*/1)
-      .value(json::Object{{"torchtidy_index", FormatVersion}, {"functions", std::move(Fns)}});
+  json::OStream(OS, /*IndentSize=*/1).value(std::move(Top));
   OS.flush();
   return Text;
 }
@@ -213,6 +306,29 @@ llvm::Expected<ProjectIndex> ProjectIndex::fromJSON(llvm::StringRef Text) {
       return llvm::createStringError(llvm::inconvertibleErrorCode(), "function '%s': %s",
                                      USR.str().c_str(), llvm::toString(R.getError()).c_str());
     I.add(USR, std::move(S));
+  }
+  if (const json::Value *Loops = O->get("loop_calls")) {
+    const json::Object *LO = Loops->getAsObject();
+    if (!LO)
+      return llvm::createStringError(llvm::inconvertibleErrorCode(), "'loop_calls' is not an object");
+    if (LO->size() > MaxFunctions)
+      return llvm::createStringError(llvm::inconvertibleErrorCode(), "more than %zu called functions",
+                                     MaxFunctions);
+    for (const auto &[USR, Value] : *LO) {
+      const json::Array *Calls = Value.getAsArray();
+      if (!Calls || Calls->size() > MaxLoopCalls)
+        return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                       "loop calls of '%s': expected an array of at most %zu",
+                                       USR.str().c_str(), MaxLoopCalls);
+      for (const json::Value &CV : *Calls) {
+        LoopCall C;
+        json::Path::Root R("loop_call");
+        if (!torchtidy::fromJSON(CV, C, R))
+          return llvm::createStringError(llvm::inconvertibleErrorCode(), "loop calls of '%s': %s",
+                                         USR.str().c_str(), llvm::toString(R.getError()).c_str());
+        I.addLoopCall(USR, std::move(C));
+      }
+    }
   }
   return I;
 }

@@ -17,8 +17,11 @@
 #include "llvm/Support/Error.h"
 
 #include <cstdint>
+#include <map>
 #include <memory>
+#include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace torchtidy {
@@ -50,6 +53,29 @@ struct FunctionSummary {
   }
 };
 
+/// A call of a function, on every iteration of a loop of the caller's TU, that the TU holding
+/// the loop contributes to the index (the callee's TU cannot see it): the caller-side fact that
+/// lets the callee's TU report a per-iteration cost in its body.
+struct LoopCall {
+  /// Which loops the call runs in on every iteration (AutogradModel::perIterationLoop's Kinds).
+  enum Query : uint32_t {
+    AnyLoop = 1u << 0,     ///< any loop (no Kinds)
+    ModelLoop = 1u << 1,   ///< one running forward, backward() or step() on each iteration
+    TrainingLoop = 1u << 2 ///< one running backward() or step() on each iteration
+  };
+  std::string Loop;      ///< where the loop starts, "file:line"
+  uint32_t Queries = 0;  ///< the Query bits the loop answers
+  unsigned Calls = 0;    ///< calls between the loop's function and the call (0: in the loop)
+  bool Accelerator = false; ///< the code around the loop shows an accelerator
+
+  bool operator==(const LoopCall &O) const {
+    return Loop == O.Loop && Queries == O.Queries && Calls == O.Calls && Accelerator == O.Accelerator;
+  }
+  bool operator<(const LoopCall &O) const {
+    return std::tie(Loop, Calls, Queries, Accelerator) < std::tie(O.Loop, O.Calls, O.Queries, O.Accelerator);
+  }
+};
+
 /// The USR of \p D (clang::index), empty when it has none.
 std::string usrOf(const clang::Decl *D);
 
@@ -58,9 +84,15 @@ public:
   /// Adds the summary of \p USR; a second definition (an inline function in every TU that
   /// includes its header) is merged: a fact either shows is kept, and a disagreement noted.
   void add(llvm::StringRef USR, FunctionSummary S);
-  /// Adds every summary of \p Other.
+  /// Records that \p CalleeUSR is called on every iteration of a loop (see LoopCall); the
+  /// same record from several TUs is kept once.
+  void addLoopCall(llvm::StringRef CalleeUSR, LoopCall C);
+  /// The first loop (by place) of another TU that calls \p USR on every iteration, answers
+  /// \p Query and is at most \p MaxCalls calls above the call; records the lookup.
+  std::optional<LoopCall> loopCalling(llvm::StringRef USR, LoopCall::Query Query, unsigned MaxCalls) const;
+  /// Adds every summary and loop call of \p Other.
   void merge(const ProjectIndex &Other);
-  bool empty() const { return Functions.empty(); }
+  bool empty() const { return Functions.empty() && LoopCalls.empty(); }
   size_t size() const { return Functions.size(); }
   const FunctionSummary *find(llvm::StringRef USR) const;
 
@@ -76,7 +108,8 @@ public:
   /// The functions looked up so far with a hash of what was found (0: nothing): what a
   /// TU's analysis depends on, to replay it only while these answers stay the same.
   const llvm::StringMap<uint64_t> &consulted() const { return Consulted; }
-  /// A hash of the summary of \p USR as factsOf sees it (with its callees'), 0 when absent.
+  /// A hash of the summary of \p USR as factsOf sees it (with its callees'), 0 when absent; for
+  /// a key loopCalling recorded, a hash of the loop calls of its function.
   uint64_t answerHash(llvm::StringRef USR) const;
 
   /// The index as JSON text (functions sorted by USR: the same project gives the same bytes).
@@ -99,6 +132,10 @@ public:
 
 private:
   llvm::StringMap<FunctionSummary> Functions;
+  /// loopCalling's answer, not recorded.
+  std::optional<LoopCall> firstLoopCall(llvm::StringRef USR, uint32_t Query, unsigned MaxCalls) const;
+  /// Callee USR to the loops that call it, sorted.
+  std::map<std::string, std::vector<LoopCall>> LoopCalls;
   mutable llvm::StringMap<uint64_t> Consulted;
 };
 

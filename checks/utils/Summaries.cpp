@@ -10,6 +10,8 @@
 
 #include "llvm/ADT/SmallPtrSet.h"
 
+#include <map>
+
 using namespace clang;
 using namespace clang::ast_matchers;
 
@@ -67,6 +69,46 @@ FunctionSummary summarize(AutogradModel &Model, const FunctionDecl *FD) {
   return S;
 }
 
+namespace {
+/// Records the calls \p FD makes, on every iteration of a loop of this TU, of functions whose
+/// bodies are in other TUs: the caller-side facts of the index (LoopCall).
+void addLoopCalls(AutogradModel &Model, const FunctionDecl *FD, ProjectIndex &Index) {
+  ASTContext &Ctx = Model.context();
+  const SourceManager &SM = Ctx.getSourceManager();
+  static const std::pair<LoopCall::Query, std::vector<LoopEventKind>> Queries[] = {
+      {LoopCall::AnyLoop, {}},
+      {LoopCall::ModelLoop, {LoopEventKind::Forward, LoopEventKind::Backward, LoopEventKind::Step}},
+      {LoopCall::TrainingLoop, {LoopEventKind::Backward, LoopEventKind::Step}}};
+  for (const BoundNodes &B : match(findAll(callExpr().bind("call")), *FD->getBody(), Ctx)) {
+    const auto *Call = B.getNodeAs<CallExpr>("call");
+    const FunctionDecl *Callee = Model.calledFunction(Call);
+    // Only a callee whose body is elsewhere: this TU's checks see into the others themselves.
+    if (!Callee || Callee->hasBody() || isInSystemHeader(Callee) || isLambdaCallOperator(Callee))
+      continue;
+    std::string USR = usrOf(Callee);
+    if (USR.empty())
+      continue;
+    std::map<std::pair<std::string, unsigned>, LoopCall> Found;
+    for (const auto &[Query, Kinds] : Queries) {
+      std::optional<PerIteration> Hot = Model.perIterationLoop(Call, Kinds);
+      if (!Hot || !Hot->Loop)
+        continue;
+      PresumedLoc P = SM.getPresumedLoc(SM.getFileLoc(Hot->Loop->getBeginLoc()));
+      if (P.isInvalid())
+        continue;
+      std::string Where = (llvm::Twine(P.getFilename()) + ":" + llvm::Twine(P.getLine())).str();
+      LoopCall &C = Found[{Where, Hot->Calls}];
+      C.Loop = Where;
+      C.Calls = Hot->Calls;
+      C.Queries |= Query;
+      C.Accelerator = Model.mayUseAccelerator(Call);
+    }
+    for (auto &[Key, C] : Found)
+      Index.addLoopCall(USR, std::move(C));
+  }
+}
+} // namespace
+
 ProjectIndex summarizeTranslationUnit(ASTContext &Ctx, ModelOptions Options) {
   Options.UseProjectIndex = false;
   AutogradModel &Model = AutogradModel::get(Ctx, Options);
@@ -77,6 +119,7 @@ ProjectIndex summarizeTranslationUnit(ASTContext &Ctx, ModelOptions Options) {
         isLambdaCallOperator(FD) || !SM.isInMainFile(SM.getExpansionLoc(FD->getLocation())))
       return;
     std::string USR = usrOf(FD);
+    addLoopCalls(Model, FD, Index);
     if (USR.empty())
       return;
     Index.add(USR, summarize(Model, FD));

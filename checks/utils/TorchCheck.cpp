@@ -141,6 +141,17 @@ void TorchCheck::registerMatchers(MatchFinder *Finder) {
     Finder->addMatcher(translationUnitDecl().bind("torchtidy-unit"), this);
 }
 
+void TorchCheck::noteLoop(const PerIteration &Hot, StringRef Every) {
+  if (Hot.Via)
+    diag(Hot.Via->getBeginLoc(), "called on every %0 here", DiagnosticIDs::Note) << Every;
+  if (Hot.Loop)
+    diag(Hot.Loop->getBeginLoc(), "loop starts here", DiagnosticIDs::Note);
+  else if (Hot.Entry && Hot.Across)
+    diag(Hot.Entry->getLocation(), "'%0' is called on every %1 by the loop at %2 (another translation unit)",
+         DiagnosticIDs::Note)
+        << Hot.Entry->getQualifiedNameAsString() << Every << Hot.Across->Loop;
+}
+
 void TorchCheck::run(const MatchFinder::MatchResult &Result) {
   if (const auto *Unit = Result.Nodes.getNodeAs<TranslationUnitDecl>("torchtidy-unit")) {
     ASTContext &Ctx = *Result.Context;

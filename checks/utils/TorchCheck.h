@@ -29,6 +29,10 @@ public:
                            clang::Preprocessor *ModuleExpanderPP) override;
 
 protected:
+  /// The notes of a per-iteration finding (AutogradModel::perIterationLoop): the call that
+  /// reaches it on every \p Every ("iteration", "training step"), and where the loop starts,
+  /// or, for a loop of another translation unit, the function that loop calls and where it is.
+  void noteLoop(const PerIteration &Hot, llvm::StringRef Every);
   /// The model of \p Ctx for this check's settings (shared with every check that has them).
   AutogradModel &model(clang::ASTContext &Ctx) const { return AutogradModel::get(Ctx, ModelOpts); }
 
