@@ -47,6 +47,8 @@ struct Scorer : Agent {
   void learn(Net &net, torch::optim::SGD &opt, torch::Tensor x) override;
 };
 void fit_agent(Agent &agent, Net &net, torch::optim::SGD &opt, torch::Tensor x);
+float per_step(Net &net, torch::Tensor x);
+float once(Net &net, torch::Tensor x);
 )cpp";
 
 const char *Definitions = R"cpp(
@@ -78,6 +80,8 @@ void train_epoch(Net &net, torch::optim::SGD &opt, torch::Tensor x) {
   net->forward(x).sum().backward();
   opt.step();
 }
+float per_step(Net &net, torch::Tensor x) { return net->forward(x.to(torch::kCUDA)).sum().item<float>(); }
+float once(Net &net, torch::Tensor x) { return net->forward(x.to(torch::kCUDA)).sum().item<float>(); }
 )cpp";
 
 const char *Uses = R"cpp(
@@ -107,6 +111,16 @@ float on_host() {
   float s = 0;
   for (auto &b : host_batches(3)) s += b.sum().item<float>();
   return s;
+}
+float steps(Net &net, torch::optim::SGD &opt, torch::Tensor x) {
+  float s = 0;
+  for (int i = 0; i < 3; ++i) {
+    opt.zero_grad();
+    net->forward(x).sum().backward();
+    opt.step();
+    s += per_step(net, x);
+  }
+  return s + once(net, x);
 }
 )cpp";
 
@@ -236,6 +250,99 @@ TEST_F(ProjectIndexTest, TheModelAnswersCallsIntoOtherUnits) {
   EXPECT_FALSE(M.mayUseAccelerator(function(Ctx, "on_host")->getBody()));
   // What was asked, for the result cache.
   EXPECT_TRUE(M.index()->consulted().count(usrOf(function(Ctx, "train_epoch"))));
+}
+
+TEST_F(ProjectIndexTest, LoopCallsFlowFromTheLoopToTheCallee) {
+  // train.cpp's training loop calls per_step (model.cpp) on every step; once() runs once.
+  ASTContext &Ctx = Model->getASTContext();
+  std::optional<LoopCall> C = Index->loopCalling(usrOf(function(Ctx, "per_step")), LoopCall::TrainingLoop, 3);
+  ASSERT_TRUE(C.has_value());
+  ASTContext &TrainCtx = Train->getASTContext();
+  const Stmt *Loop =
+      match(findAll(forStmt().bind("l")), *function(TrainCtx, "steps")->getBody(), TrainCtx).front().getNodeAs<Stmt>("l");
+  EXPECT_EQ(C->Loop, "train.cpp:" + std::to_string(TrainCtx.getSourceManager().getPresumedLineNumber(Loop->getBeginLoc())));
+  EXPECT_EQ(C->Queries, unsigned(LoopCall::AnyLoop | LoopCall::ModelLoop | LoopCall::TrainingLoop));
+  EXPECT_EQ(C->Calls, 0u);
+  EXPECT_FALSE(Index->loopCalling(usrOf(function(Ctx, "once")), LoopCall::AnyLoop, 3).has_value());
+  // model.cpp's model: item() in per_step runs on every step of that loop, out of sight.
+  ProjectIndex::setForProcess(std::make_shared<ProjectIndex>(*Index));
+  // A model of its own (summarizing made one with the default options before the index was set).
+  ModelOptions Opts;
+  Opts.ProjectIndexPath = "set for the process";
+  AutogradModel &M = AutogradModel::get(Ctx, Opts);
+  ASSERT_NE(M.index(), nullptr);
+  auto Item = [&](StringRef Fn) {
+    return match(findAll(cxxMemberCallExpr(callee(cxxMethodDecl(hasName("item")))).bind("i")),
+                 *function(Ctx, Fn)->getBody(), Ctx)
+        .front()
+        .getNodeAs<Stmt>("i");
+  };
+  std::optional<PerIteration> Hot =
+      M.perIterationLoop(Item("per_step"), {LoopEventKind::Backward, LoopEventKind::Step}, /*AcrossTUs=*/true);
+  ASSERT_TRUE(Hot.has_value());
+  EXPECT_EQ(Hot->Loop, nullptr);
+  EXPECT_EQ(Hot->Entry->getCanonicalDecl(), function(Ctx, "per_step")->getCanonicalDecl());
+  EXPECT_EQ(Hot->Calls, 1u);
+  EXPECT_FALSE(M.perIterationLoop(Item("per_step"), {LoopEventKind::Backward, LoopEventKind::Step}).has_value());
+  EXPECT_FALSE(M.perIterationLoop(Item("once"), {}, /*AcrossTUs=*/true).has_value());
+  ProjectIndex::clearForProcess();
+}
+
+TEST(ProjectIndex, LoopCallsMergeRecursionAndMissingUnits) {
+  auto Call = [](std::string Loop, uint32_t Queries, unsigned Calls) {
+    LoopCall C;
+    C.Loop = std::move(Loop);
+    C.Queries = Queries;
+    C.Calls = Calls;
+    return C;
+  };
+  // Two TUs call f in their loops; one of them twice over (kept once).
+  ProjectIndex A, B;
+  A.addLoopCall("c:@F@f", Call("b.cpp:9", LoopCall::AnyLoop, 2));
+  A.addLoopCall("c:@F@f", Call("b.cpp:9", LoopCall::AnyLoop, 2));
+  B.addLoopCall("c:@F@f", Call("a.cpp:4", LoopCall::AnyLoop | LoopCall::TrainingLoop, 0));
+  // Recursion across TUs: f's loop calls g, g's loop calls f; each answer is one call away.
+  B.addLoopCall("c:@F@g", Call("a.cpp:4", LoopCall::AnyLoop, 0));
+  A.addLoopCall("c:@F@f", Call("g.cpp:2", LoopCall::AnyLoop, 0));
+  ProjectIndex I;
+  I.merge(A);
+  I.merge(B);
+  EXPECT_TRUE(I.find("c:@F@f") == nullptr); // the callee's own TU is missing from the database
+  std::optional<LoopCall> First = I.loopCalling("c:@F@f", LoopCall::AnyLoop, 3);
+  ASSERT_TRUE(First.has_value());
+  EXPECT_EQ(First->Loop, "a.cpp:4"); // the first by place, whatever order the TUs merged in
+  EXPECT_EQ(I.loopCalling("c:@F@f", LoopCall::TrainingLoop, 0)->Loop, "a.cpp:4");
+  EXPECT_FALSE(I.loopCalling("c:@F@f", LoopCall::ModelLoop, 3).has_value());
+  EXPECT_FALSE(I.loopCalling("c:@F@g", LoopCall::TrainingLoop, 3).has_value());
+  EXPECT_FALSE(I.loopCalling("c:@F@h", LoopCall::AnyLoop, 3).has_value());
+  ProjectIndex Reversed;
+  Reversed.merge(B);
+  Reversed.merge(A);
+  EXPECT_EQ(Reversed.toJSONText(), I.toJSONText());
+  // Each lookup is recorded with its answer: a TU is stale only when its answer changes.
+  ASSERT_EQ(I.consulted().size(), 5u);
+  for (const auto &K : I.consulted())
+    EXPECT_EQ(Reversed.answerHash(K.getKey()), K.getValue()) << K.getKey().str();
+  // Without B, f's first loop is another one: the answer changed.
+  EXPECT_NE(A.answerHash((llvm::Twine("loop-calls ") + llvm::Twine(unsigned(LoopCall::AnyLoop)) + " 3 c:@F@f").str()),
+            I.consulted().lookup((llvm::Twine("loop-calls ") + llvm::Twine(unsigned(LoopCall::AnyLoop)) + " 3 c:@F@f").str()));
+  // A new loop that does not change the answer (a later place) leaves it the same.
+  ProjectIndex More = I;
+  More.addLoopCall("c:@F@f", Call("z.cpp:1", LoopCall::AnyLoop, 0));
+  for (const auto &K : I.consulted())
+    EXPECT_EQ(More.answerHash(K.getKey()), K.getValue()) << K.getKey().str();
+  // Through JSON.
+  llvm::Expected<ProjectIndex> Back = ProjectIndex::fromJSON(I.toJSONText());
+  ASSERT_TRUE(bool(Back)) << llvm::toString(Back.takeError());
+  EXPECT_EQ(Back->toJSONText(), I.toJSONText());
+  for (const char *Bad : {R"({"torchtidy_index": 1, "functions": {}, "loop_calls": []})",
+                          R"({"torchtidy_index": 1, "functions": {}, "loop_calls": {"u": [{"loop": "a:1", "loops": ["hot"], "calls": 0}]}})",
+                          R"({"torchtidy_index": 1, "functions": {}, "loop_calls": {"u": [{"loop": "a:1", "loops": [], "calls": -1}]}})"}) {
+    llvm::Expected<ProjectIndex> R = ProjectIndex::fromJSON(Bad);
+    EXPECT_FALSE(bool(R)) << Bad;
+    if (!R)
+      llvm::consumeError(R.takeError());
+  }
 }
 
 TEST(ProjectIndex, MergeRecursionAndMissingUnits) {
