@@ -62,6 +62,26 @@ std::optional<std::pair<const CFGBlock *, unsigned>> positionOf(const Stmt *S, c
   return std::nullopt;
 }
 
+using Position = std::pair<const CFGBlock *, unsigned>;
+
+/// \p A and \p B in the order of the one function that holds both: its CFG and their
+/// positions; nothing when they are in different functions or either is not in the CFG.
+struct PairInOrder {
+  FunctionOrder *O;
+  Position A, B;
+};
+std::optional<PairInOrder> inOneOrder(const Stmt *A, const Stmt *B, ASTContext &Ctx,
+                                      llvm::DenseMap<const FunctionDecl *, std::unique_ptr<FunctionOrder>> &Orders) {
+  const FunctionDecl *FD = enclosingFunction(A, Ctx);
+  FunctionOrder *O = FD == enclosingFunction(B, Ctx) ? orderOf(FD, Ctx, Orders) : nullptr;
+  if (!O)
+    return std::nullopt;
+  auto PA = positionOf(A, *O, Ctx), PB = positionOf(B, *O, Ctx);
+  if (!PA || !PB)
+    return std::nullopt;
+  return PairInOrder{O, *PA, *PB};
+}
+
 /// Blocks reachable from \p From's successors, never passing through \p Avoid.
 llvm::BitVector reachable(const CFG &G, const CFGBlock *From, const CFGBlock *Avoid) {
   llvm::BitVector Seen(G.getNumBlockIDs());
@@ -82,25 +102,20 @@ llvm::BitVector reachable(const CFG &G, const CFGBlock *From, const CFGBlock *Av
 } // namespace
 
 bool AutogradModel::mayRunBefore(const Stmt *A, const Stmt *B) {
-  const FunctionDecl *FD = enclosingFunction(A, Ctx);
-  const SourceManager &SM = Ctx.getSourceManager();
-  FunctionOrder *O = FD == enclosingFunction(B, Ctx) ? orderOf(FD, Ctx, P->Orders) : nullptr;
-  auto PA = O ? positionOf(A, *O, Ctx) : std::nullopt;
-  auto PB = O ? positionOf(B, *O, Ctx) : std::nullopt;
-  if (!PA || !PB)
-    return SM.isBeforeInTranslationUnit(A->getEndLoc(), B->getBeginLoc());
-  if (PA->first == PB->first && PA->second < PB->second)
+  std::optional<PairInOrder> In = inOneOrder(A, B, Ctx, P->Orders);
+  if (!In)
+    return Ctx.getSourceManager().isBeforeInTranslationUnit(A->getEndLoc(), B->getBeginLoc());
+  if (In->A.first == In->B.first && In->A.second < In->B.second)
     return true;
-  return reachable(*O->Graph, PA->first, nullptr).test(PB->first->getBlockID());
+  return reachable(*In->O->Graph, In->A.first, nullptr).test(In->B.first->getBlockID());
 }
 
 bool AutogradModel::mayRunBeforeAvoiding(const Stmt *A, const Stmt *B, ArrayRef<const Stmt *> Avoid) {
-  const FunctionDecl *FD = enclosingFunction(A, Ctx);
-  FunctionOrder *O = FD == enclosingFunction(B, Ctx) ? orderOf(FD, Ctx, P->Orders) : nullptr;
-  auto PA = O ? positionOf(A, *O, Ctx) : std::nullopt;
-  auto PB = O ? positionOf(B, *O, Ctx) : std::nullopt;
-  if (!PA || !PB)
+  std::optional<PairInOrder> In = inOneOrder(A, B, Ctx, P->Orders);
+  if (!In)
     return false;
+  FunctionOrder *O = In->O;
+  const Position *PA = &In->A, *PB = &In->B;
   llvm::DenseMap<const CFGBlock *, SmallVector<unsigned, 2>> Avoided;
   for (const Stmt *S : Avoid)
     if (auto PS = positionOf(S, *O, Ctx))
@@ -146,12 +161,11 @@ bool AutogradModel::mayRunInLaterIteration(const Stmt *A, const Stmt *B, ArrayRe
 }
 
 bool AutogradModel::runsBeforeOnEveryPath(const Stmt *A, const Stmt *B) {
-  const FunctionDecl *FD = enclosingFunction(A, Ctx);
-  FunctionOrder *O = FD == enclosingFunction(B, Ctx) ? orderOf(FD, Ctx, P->Orders) : nullptr;
-  auto PA = O ? positionOf(A, *O, Ctx) : std::nullopt;
-  auto PB = O ? positionOf(B, *O, Ctx) : std::nullopt;
-  if (!PA || !PB)
+  std::optional<PairInOrder> In = inOneOrder(A, B, Ctx, P->Orders);
+  if (!In)
     return false;
+  FunctionOrder *O = In->O;
+  const Position *PA = &In->A, *PB = &In->B;
   if (PA->first == PB->first)
     return PA->second < PB->second;
   const CFG &G = *O->Graph;
