@@ -395,6 +395,15 @@ protected:
                                     hasAncestor(functionDecl(hasName(InFunction)))).bind("c")), ctx());
     return M.empty() ? nullptr : M.front().getNodeAs<CallExpr>("c");
   }
+  /// The first call of the lambda held in the local `add_into`.
+  static const CallExpr *callThroughAddInto() {
+    auto M = match(findAll(cxxOperatorCallExpr(hasOverloadedOperatorName("()"),
+                                               hasArgument(0, ignoringParenImpCasts(declRefExpr(
+                                                                  to(varDecl(hasName("add_into")))))))
+                               .bind("c")),
+                   ctx());
+    return M.empty() ? nullptr : M.front().getNodeAs<CallExpr>("c");
+  }
   static ASTUnit *AST;
 };
 ASTUnit *AutogradModelTest::AST = nullptr;
@@ -446,13 +455,8 @@ TEST_F(AutogradModelTest, CalledFunctionThroughLambdaLocal) {
 }
 
 TEST_F(AutogradModelTest, ArgumentForThroughLambdaLocal) {
-  auto M = match(findAll(cxxOperatorCallExpr(hasOverloadedOperatorName("()"),
-                                             hasArgument(0, ignoringParenImpCasts(declRefExpr(
-                                                                to(varDecl(hasName("add_into")))))))
-                             .bind("c")),
-                 ctx());
-  ASSERT_FALSE(M.empty());
-  const auto *Call = M.front().getNodeAs<CallExpr>("c");
+  const CallExpr *Call = callThroughAddInto();
+  ASSERT_NE(Call, nullptr);
   const FunctionDecl *Lambda = model().calledFunction(Call);
   ASSERT_NE(Lambda, nullptr);
   ASSERT_EQ(Lambda->getNumParams(), 2u);
@@ -471,13 +475,9 @@ TEST_F(AutogradModelTest, ArgumentForThroughLambdaLocal) {
 }
 
 TEST_F(AutogradModelTest, CallsInLoops) {
-  auto M = match(findAll(cxxOperatorCallExpr(hasOverloadedOperatorName("()"),
-                                             hasArgument(0, ignoringParenImpCasts(declRefExpr(
-                                                                to(varDecl(hasName("add_into")))))))
-                             .bind("c")),
-                 ctx());
-  ASSERT_FALSE(M.empty());
-  const FunctionDecl *Lambda = model().calledFunction(M.front().getNodeAs<CallExpr>("c"));
+  const CallExpr *Call = callThroughAddInto();
+  ASSERT_NE(Call, nullptr);
+  const FunctionDecl *Lambda = model().calledFunction(Call);
   EXPECT_EQ(model().callersOf(Lambda).size(), 2u);
   // Only the call in the range-for runs in a loop.
   auto Sites = model().callsInLoops(Lambda);
