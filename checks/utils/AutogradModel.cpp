@@ -1,6 +1,6 @@
 // The per-TU index every other layer of the model stands on: the model's registry, who calls
 // a function, what a call runs, and whether code shows tensors on an accelerator. The other
-// layers live beside it (ExecutionOrder, GradMode, OriginAt, LoopEvents, LoopInvariance,
+// layers live beside it (ExecutionOrder, GradMode, Provenance, LoopEvents, LoopInvariance,
 // GradientUse) and only call downwards.
 
 #include "utils/AutogradModel.h"

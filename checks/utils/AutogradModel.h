@@ -9,7 +9,7 @@
 // plugin runs many TUs in one process).
 
 #include "utils/ProjectIndex.h"
-#include "utils/TensorOrigin.h"
+#include "utils/Provenance.h"
 #include "utils/TorchMatchers.h"
 
 #include "clang/AST/ASTContext.h"
@@ -274,7 +274,10 @@ public:
   /// functions that call it; null when \p S runs on the thread of the code around it.
   const clang::Expr *threadLaunchOf(const clang::Stmt *S);
 
-  // ---- tensor origin, at the point \p E is evaluated ---------------------------------------
+  // ---- provenance (Provenance.h): questions asked of one walk over definitions --------------
+  /// Where the value of \p E comes from, joined over every definition of the locals it reads
+  /// (flow-insensitive), with the chain of definitions that decided it.
+  OriginResult origin(const clang::Expr *E);
   /// Where the value of \p E comes from, and the expression that decided it. A local read
   /// after an assignment that runs last on every path takes that assignment's origin
   /// (`p = p.detach();` detaches); a value of dependent type is read by call names.
@@ -427,7 +430,6 @@ private:
   /// call in that loop that reaches S. The one "the loop here, else the caller's" walk.
   LoopSite loopAround(const clang::Stmt *S, llvm::function_ref<bool(const clang::Stmt *)> Accept,
                       bool ThroughLambdaCalls);
-  OriginResult originByName(const clang::Expr *E);
   const clang::Expr *lastAssignedValue(const clang::DeclRefExpr *Ref);
   GradModeFact gradModeIn(const clang::Stmt *S, unsigned Depth);
   /// `i % k`, alone or in a conjunction with switches that are the same on every iteration of

@@ -189,6 +189,22 @@ void negativeFrozenBackbone(Net &backbone, Net &head, torch::Tensor x, torch::Te
   loss.backward();
 }
 
+// A lambda called through a local: its parameter takes the argument after the lambda object.
+void positiveLossThroughLambdaParameter(Net &net, torch::Tensor x, torch::Tensor y) {
+  auto toLoss = [&](torch::Tensor out) { return torch::mse_loss(out.detach(), y); };
+  auto loss = toLoss(net->forward(x));
+  loss.requires_grad_(true);
+  // CHECK: :[[@LINE-1]]:8: warning: requires_grad_() on a loss that does not require grad
+  loss.backward();
+}
+
+void negativeAttachedThroughLambdaParameter(Net &net, torch::Tensor x, torch::Tensor y) {
+  auto toLoss = [&](torch::Tensor out) { return torch::mse_loss(out, y); };
+  auto loss = toLoss(net->forward(x));
+  loss.requires_grad_(true);
+  loss.backward();
+}
+
 // Redundant but harmless: the loss is attached already.
 void negativeAttachedLoss(Net &net, torch::optim::SGD &opt, torch::Tensor x, torch::Tensor y) {
   auto loss = torch::mse_loss(net->forward(x), y);

@@ -111,7 +111,7 @@ protected:
   static TensorOrigin origin(StringRef Name) {
     const VarDecl *V = var(Name);
     EXPECT_NE(V, nullptr) << Name.str();
-    return V && V->getInit() ? classifyTensor(V->getInit(), ctx()).Kind : TensorOrigin::Unknown;
+    return V && V->getInit() ? AutogradModel::get(ctx()).origin(V->getInit()).Kind : TensorOrigin::Unknown;
   }
   static const Stmt *declOf(StringRef Name) {
     auto Parents = ctx().getParents(*var(Name));
@@ -184,8 +184,8 @@ TEST_F(VocabularyTest, TensorOrigins) {
     auto M = match(findAll(declRefExpr(to(varDecl(hasName(Name)))).bind("r")), ctx());
     return M.front().getNodeAs<Expr>("r");
   };
-  EXPECT_EQ(classifyTensor(Ref("marked"), ctx()).Kind, TensorOrigin::RequiresGradLeaf);
-  EXPECT_EQ(classifyTensor(Ref("reassigned"), ctx()).Kind, TensorOrigin::GraphAttached);
+  EXPECT_EQ(AutogradModel::get(ctx()).origin(Ref("marked")).Kind, TensorOrigin::RequiresGradLeaf);
+  EXPECT_EQ(AutogradModel::get(ctx()).origin(Ref("reassigned")).Kind, TensorOrigin::GraphAttached);
 }
 
 } // namespace

@@ -1,7 +1,9 @@
-// The leaf tensors that require grad, and the in-place ops that autograd refuses on them: the
-// flow-sensitive half of the model's tensor origin (AutogradModel::leafAt, ::inplaceOp).
+// The leaf question of the provenance walk (AutogradModel::leafAt), and the in-place ops that
+// autograd refuses on such leaves (AutogradModel::inplaceOp).
 #include "utils/AutogradModel.h"
 #include "utils/AutogradModelImpl.h"
+#include "utils/Provenance.h"
+#include "utils/ProvenanceWalk.h"
 
 #include "clang/AST/ParentMapContext.h"
 #include "clang/AST/StmtCXX.h"
@@ -14,6 +16,44 @@ using namespace clang;
 using namespace clang::ast_matchers;
 
 namespace torchtidy {
+
+const Expr *dependentMemberBase(const CallExpr *Call, StringRef &Name, bool AllowArrow) {
+  if (isa<CXXMemberCallExpr>(Call) || isa<CXXOperatorCallExpr>(Call))
+    return nullptr;
+  const Expr *Callee = Call->getCallee()->IgnoreParenImpCasts();
+  DeclarationName Member;
+  const Expr *Base = nullptr;
+  // A member with a single declaration is looked up, but the call still waits for the
+  // arguments' types.
+  if (const auto *M = dyn_cast<MemberExpr>(Callee); M && (AllowArrow || !M->isArrow())) {
+    Member = M->getMemberDecl()->getDeclName();
+    Base = M->getBase();
+  } else if (const auto *M = dyn_cast<CXXDependentScopeMemberExpr>(Callee);
+      M && !M->isImplicitAccess() && (AllowArrow || !M->isArrow())) {
+    Member = M->getMember();
+    Base = M->getBase();
+  } else if (const auto *M = dyn_cast<UnresolvedMemberExpr>(Callee);
+             M && !M->isImplicitAccess() && (AllowArrow || !M->isArrow())) {
+    Member = M->getMemberName();
+    Base = M->getBase();
+  }
+  const IdentifierInfo *II = Member.getAsIdentifierInfo();
+  if (!Base || !II)
+    return nullptr;
+  Name = II->getName();
+  return Base;
+}
+
+const CXXForRangeStmt *rangeForOf(const VarDecl *VD, ASTContext &Ctx) {
+  auto Parents = Ctx.getParents(*VD);
+  const auto *DS = Parents.empty() ? nullptr : Parents[0].get<DeclStmt>();
+  if (!DS)
+    return nullptr;
+  auto Grand = Ctx.getParents(*DS);
+  const auto *For = Grand.empty() ? nullptr : Grand[0].get<CXXForRangeStmt>();
+  return For && For->getLoopVarStmt() == DS ? For : nullptr;
+}
+
 namespace {
 
 /// Methods ending in '_' that autograd's in-place check does not guard: they change
@@ -120,36 +160,6 @@ std::optional<InplaceOp> asInplaceOp(const CallExpr *CE) {
   return Op;
 }
 
-/// The member a call names when it cannot be resolved yet (`w.mul_(scale)` with `scale` of
-/// dependent type), and the object it is called on; null when resolved, implicit, or (unless
-/// \p AllowArrow) called through `->`, whose object is not the tensor.
-const Expr *dependentMemberBase(const CallExpr *Call, StringRef &Name, bool AllowArrow = false) {
-  if (isa<CXXMemberCallExpr>(Call) || isa<CXXOperatorCallExpr>(Call))
-    return nullptr;
-  const Expr *Callee = Call->getCallee()->IgnoreParenImpCasts();
-  DeclarationName Member;
-  const Expr *Base = nullptr;
-  // A member with a single declaration is looked up, but the call still waits for the
-  // arguments' types.
-  if (const auto *M = dyn_cast<MemberExpr>(Callee); M && (AllowArrow || !M->isArrow())) {
-    Member = M->getMemberDecl()->getDeclName();
-    Base = M->getBase();
-  } else if (const auto *M = dyn_cast<CXXDependentScopeMemberExpr>(Callee);
-      M && !M->isImplicitAccess() && (AllowArrow || !M->isArrow())) {
-    Member = M->getMember();
-    Base = M->getBase();
-  } else if (const auto *M = dyn_cast<UnresolvedMemberExpr>(Callee);
-             M && !M->isImplicitAccess() && (AllowArrow || !M->isArrow())) {
-    Member = M->getMemberName();
-    Base = M->getBase();
-  }
-  const IdentifierInfo *II = Member.getAsIdentifierInfo();
-  if (!Base || !II)
-    return nullptr;
-  Name = II->getName();
-  return Base;
-}
-
 /// The name of an unresolved member call, empty when \p E is not one.
 StringRef unresolvedMemberCallName(const Expr *E) {
   const auto *Call = dyn_cast_or_null<CallExpr>(E ? E->IgnoreParenImpCasts() : nullptr);
@@ -203,17 +213,6 @@ const CXXRecordDecl *tensorClass(ASTContext &Ctx) {
   return RD ? RD->getDefinition() : nullptr;
 }
 
-bool isMarkName(StringRef Name) {
-  return Name == "requires_grad_" || Name == "set_requires_grad" || Name == "detach_";
-}
-
-/// `p.requires_grad_(flag)` on an object of dependent type, or with a dependent flag.
-AST_MATCHER_P(CallExpr, dependentMarkOn, ast_matchers::internal::Matcher<Expr>, Object) {
-  StringRef Name;
-  const Expr *Base = dependentMemberBase(&Node, Name);
-  return Base && isMarkName(Name) && Object.matches(*Base->IgnoreParenImpCasts(), Finder, Builder);
-}
-
 /// Whether such an unresolved mark turns requires_grad on: only a constant flag says so.
 bool dependentMarkTurnsOn(const CallExpr *Mark, ASTContext &Ctx) {
   if (unresolvedMemberCallName(Mark) == "detach_")
@@ -241,17 +240,6 @@ const Expr *strip(const Expr *E) {
   return E;
 }
 
-/// The loop whose loop variable \p VD is, if any.
-const CXXForRangeStmt *rangeForOf(const VarDecl *VD, ASTContext &Ctx) {
-  auto Parents = Ctx.getParents(*VD);
-  const auto *DS = Parents.empty() ? nullptr : Parents[0].get<DeclStmt>();
-  if (!DS)
-    return nullptr;
-  auto Grand = Ctx.getParents(*DS);
-  const auto *For = Grand.empty() ? nullptr : Grand[0].get<CXXForRangeStmt>();
-  return For && For->getLoopVarStmt() == DS ? For : nullptr;
-}
-
 using Leaf = LeafFact;
 using MaybeLeaf = std::optional<Leaf>;
 
@@ -259,14 +247,14 @@ using MaybeLeaf = std::optional<Leaf>;
 /// Decides whether an expression denotes a leaf tensor that requires grad (or a view of
 /// one) at a given point. Local variables are followed flow-sensitively: the last
 /// assignment or requires_grad mark before the point decides.
-class LeafResolver {
+class LeafResolver : public ProvenanceWalk {
 public:
-  LeafResolver(ASTContext &Ctx, llvm::DenseMap<const FieldDecl *, FieldDefs> &FieldCache)
-      : Ctx(Ctx), SM(Ctx.getSourceManager()), FieldCache(FieldCache) {}
+  LeafResolver(AutogradModel &M, llvm::DenseMap<const FieldDecl *, FieldDefs> &FieldCache)
+      : ProvenanceWalk(M), SM(Ctx.getSourceManager()), FieldCache(FieldCache) {}
 
   MaybeLeaf tensor(const Expr *E, const Stmt *At, unsigned Depth = 0) {
     E = strip(E);
-    if (!E || Depth > 10)
+    if (!E || Depth > MaxDepth)
       return std::nullopt;
     // What an unresolved expression yields is unknown until instantiation; a variable of
     // dependent type is still followed to where its value comes from.
@@ -323,7 +311,7 @@ private:
     if (isTensorRecord(MD->getParent())) {
       // `(a * b).requires_grad_()` on a graph-attached result leaves it a non-leaf.
       if (Name == "requires_grad_" || Name == "set_requires_grad")
-        return markTurnsOn(MCE) && classifyTensor(Obj, Ctx).Kind != TensorOrigin::GraphAttached
+        return markTurnsOn(MCE) && M.origin(Obj).Kind != TensorOrigin::GraphAttached
                    ? MaybeLeaf(Leaf{LeafKind::Marked, MCE})
                    : std::nullopt;
       if (isInplaceName(Name)) // returns its object
@@ -380,7 +368,7 @@ private:
     if (optionsRequestGrad(CE))
       return Leaf{LeafKind::Created, CE};
     // Factories with requires_grad options, requires_grad_() chains.
-    OriginResult R = classifyTensor(CE, Ctx);
+    OriginResult R = M.origin(CE);
     if (R.Kind != TensorOrigin::RequiresGradLeaf)
       return std::nullopt;
     const Stmt *Source = R.Source ? R.Source : CE;
@@ -415,17 +403,13 @@ private:
   /// A user function returning (a reference to) a leaf: any return statement decides.
   MaybeLeaf returnedBy(const FunctionDecl *FD, unsigned Depth, Want W) {
     const FunctionDecl *Def = FD ? FD->getDefinition() : nullptr;
-    if (!Def || !Def->hasBody() || isInSystemHeader(Def) || !Active.insert(Def).second)
+    if (!Def || isInSystemHeader(Def) || !enter(Def))
       return std::nullopt;
     MaybeLeaf Result;
-    for (const BoundNodes &B : match(findAll(returnStmt().bind("ret")), *Def->getBody(), Ctx)) {
-      const auto *Ret = B.getNodeAs<ReturnStmt>("ret");
-      if (!Ret->getRetValue() || enclosingFunction(Ret, Ctx) != Def)
-        continue;
-      if ((Result = want(W, Ret->getRetValue(), Ret, Depth + 1)))
+    for (const Expr *Ret : returnedValues(Def, Ctx))
+      if ((Result = want(W, Ret, Ret, Depth + 1)))
         break;
-    }
-    Active.erase(Def);
+    leave(Def);
     return Result;
   }
 
@@ -444,39 +428,13 @@ private:
   const Stmt *lastEventBefore(const clang::ast_matchers::internal::Matcher<Expr> &Target,
                               llvm::function_ref<bool(const Expr *)> Same, const Stmt *Body,
                               const Stmt *At) {
-    const Stmt *Last = nullptr;
-    const Stmt *LastValue = nullptr;
-    for (const BoundNodes &B : match(
-             findAll(stmt(anyOf(
-                 cxxOperatorCallExpr(hasOverloadedOperatorName("="),
-                                     hasArgument(0, ignoringParenImpCasts(expr(Target).bind("target"))))
-                     .bind("assign"),
-                 // Unresolved in a template that is never instantiated: values unknown.
-                 binaryOperator(hasOperatorName("="),
-                                hasLHS(ignoringParenImpCasts(expr(Target).bind("target"))))
-                     .bind("assign"),
-                 callExpr(dependentMarkOn(expr(Target).bind("target"))).bind("mark"),
-                 cxxMemberCallExpr(on(ignoringParenImpCasts(expr(Target).bind("target"))),
-                                   callee(cxxMethodDecl(hasAnyName(
-                                       "requires_grad_", "set_requires_grad", "detach_"))))
-                     .bind("mark")))),
-             *Body, Ctx)) {
-      if (!Same(B.getNodeAs<Expr>("target")))
-        continue;
-      const Stmt *Event = B.getNodeAs<Stmt>("assign");
-      const Stmt *Value = nullptr;
-      if (const auto *Assign = dyn_cast_or_null<CXXOperatorCallExpr>(Event))
-        Value = Assign->getArg(1);
-      else if (const auto *Assign = dyn_cast_or_null<BinaryOperator>(Event))
-        Value = Assign->getRHS();
-      if (!Event)
-        Event = Value = B.getNodeAs<Stmt>("mark");
-      if (!before(Event, At) || (Last && !before(Last, Event)))
-        continue;
-      Last = Event;
-      LastValue = Value;
-    }
-    return LastValue;
+    const Definition *Last = nullptr;
+    std::vector<Definition> Defs = definitionsIn(Body, Target, Ctx);
+    for (const Definition &D : Defs)
+      if ((D.K == Definition::Assign || D.K == Definition::Mark) && Same(D.Target) && before(D.Site, At) &&
+          (!Last || before(Last->Site, D.Site)))
+        Last = &D;
+    return Last ? Last->Value : nullptr;
   }
 
   const Stmt *lastEventBefore(const VarDecl *VD, const Stmt *Body, const Stmt *At) {
@@ -519,10 +477,10 @@ private:
   }
 
   MaybeLeaf var(const VarDecl *VD, const Stmt *At, unsigned Depth, Want W) {
-    if (!VD || !Visiting.insert(VD).second)
+    if (!VD || !enter(VD))
       return std::nullopt;
     MaybeLeaf Result = varImpl(VD, At, Depth, W);
-    Visiting.erase(VD);
+    leave(VD);
     return Result;
   }
 
@@ -543,22 +501,20 @@ private:
         return dict(Range, For, Depth + 1);
       return std::nullopt;
     }
-    if (W == Want::Container && Owner && Owner->hasBody())
-      if (MaybeLeaf L = pushedBefore(VD, Owner->getBody(), At, Depth))
+    if (W == Want::Container)
+      if (MaybeLeaf L = pushedBefore(VD, At, Depth))
         return L;
     // A default-constructed tensor is undefined, not a leaf.
     return VD->getInit() ? want(W, VD->getInit(), VD->getInit(), Depth + 1) : std::nullopt;
   }
 
   /// `params.push_back(w)` before \p At: the container holds that leaf.
-  MaybeLeaf pushedBefore(const VarDecl *VD, const Stmt *Body, const Stmt *At, unsigned Depth) {
-    for (const BoundNodes &B : match(
-             findAll(cxxMemberCallExpr(on(ignoringParenImpCasts(declRefExpr(to(varDecl(equalsNode(VD)))))),
-                                       callee(cxxMethodDecl(hasAnyName("push_back", "emplace_back"))),
-                                       argumentCountIs(1))
-                         .bind("push")),
-             *Body, Ctx)) {
-      const auto *Push = B.getNodeAs<CXXMemberCallExpr>("push");
+  MaybeLeaf pushedBefore(const VarDecl *VD, const Stmt *At, unsigned Depth) {
+    for (const Definition &D : definitionsOf(VD, Ctx)) {
+      const auto *Push = dyn_cast<CXXMemberCallExpr>(D.Value);
+      if (D.K != Definition::Insert || Push->getNumArgs() != 1 ||
+          !llvm::is_contained({StringRef("push_back"), StringRef("emplace_back")}, Push->getMethodDecl()->getName()))
+        continue;
       if (before(Push, At) && isTensorType(Push->getArg(0)->getType()))
         if (MaybeLeaf L = tensor(Push->getArg(0), Push, Depth + 1))
           return L;
@@ -579,20 +535,17 @@ private:
       if (Other == For || !before(Other, For) || (Last && !before(Last, Other)) ||
           !sameExpr(Other->getRangeInit(), For->getRangeInit()))
         continue;
-      auto LoopVar = declRefExpr(to(varDecl(equalsNode(Other->getLoopVariable()))));
-      auto Marks = match(
-          findAll(callExpr(anyOf(cxxMemberCallExpr(on(ignoringParenImpCasts(LoopVar)),
-                                                   callee(cxxMethodDecl(hasAnyName(
-                                                       "requires_grad_", "set_requires_grad")))),
-                                 dependentMarkOn(LoopVar)))
-                      .bind("mark")),
-          *Other->getBody(), Ctx);
-      if (Marks.empty())
+      const Expr *Mark = nullptr;
+      for (const Definition &D :
+           definitionsIn(Other->getBody(), declRefExpr(to(varDecl(equalsNode(Other->getLoopVariable())))), Ctx))
+        if (D.K == Definition::Mark && !(isa<CXXMemberCallExpr>(D.Value) &&
+                                         cast<CXXMemberCallExpr>(D.Value)->getMethodDecl()->getName() == "detach_"))
+          Mark = D.Value;
+      if (!Mark)
         continue;
       Last = Other;
-      const auto *Mark = Marks.back().getNodeAs<CallExpr>("mark");
       const auto *Resolved = dyn_cast<CXXMemberCallExpr>(Mark);
-      Frozen = Resolved ? !markTurnsOn(Resolved) : !dependentMarkTurnsOn(Mark, Ctx);
+      Frozen = Resolved ? !markTurnsOn(Resolved) : !dependentMarkTurnsOn(cast<CallExpr>(Mark), Ctx);
     }
     return Frozen;
   }
@@ -600,15 +553,13 @@ private:
   /// A function parameter: a leaf when some caller outside a no-grad scope passes one.
   MaybeLeaf argument(const ParmVarDecl *PVD, unsigned Depth, Want W) {
     const auto *FD = dyn_cast<FunctionDecl>(PVD->getDeclContext());
-    if (!FD || Depth > 6)
+    if (!FD)
       return std::nullopt;
-    unsigned Index = PVD->getFunctionScopeIndex();
-    for (const CallExpr *Call : callersOf(FD, Ctx)) {
-      // Calling a lambda or functor object passes the object first.
-      unsigned ArgIndex = Index + (isa<CXXOperatorCallExpr>(Call) && isa<CXXMethodDecl>(FD) ? 1 : 0);
-      if (ArgIndex >= Call->getNumArgs() || inNoGradScope(Call, Ctx))
+    for (const CallExpr *Call : M.callersOf(FD)) {
+      const Expr *Arg = argumentFor(Call, PVD);
+      if (!Arg || M.gradDisabledAt(Call))
         continue;
-      if (MaybeLeaf L = want(W, Call->getArg(ArgIndex), Call, Depth + 2))
+      if (MaybeLeaf L = want(W, Arg, Call, Depth + 2))
         return L;
     }
     return std::nullopt;
@@ -618,7 +569,7 @@ private:
   /// module->parameters(), optimizer.parameters(), param_group.params(), {w, b}.
   MaybeLeaf container(const Expr *E, const Stmt *At, unsigned Depth) {
     E = strip(E);
-    if (!E || Depth > 10)
+    if (!E || Depth > MaxDepth)
       return std::nullopt;
     if (const auto *SIL = dyn_cast<CXXStdInitializerListExpr>(E))
       return container(SIL->getSubExpr(), At, Depth + 1);
@@ -667,7 +618,7 @@ private:
   /// A torch::OrderedDict of parameters: module->named_parameters().
   MaybeLeaf dict(const Expr *E, const Stmt *At, unsigned Depth) {
     E = strip(E);
-    if (!E || Depth > 10)
+    if (!E || Depth > MaxDepth)
       return std::nullopt;
     if (const auto *MCE = dyn_cast<CXXMemberCallExpr>(E)) {
       const CXXMethodDecl *MD = MCE->getMethodDecl();
@@ -686,7 +637,7 @@ private:
   /// An item of such a dictionary: `for (auto &p : model->named_parameters())`, `dict[0]`.
   MaybeLeaf item(const Expr *E, const Stmt *At, unsigned Depth) {
     E = strip(E);
-    if (!E || Depth > 10)
+    if (!E || Depth > MaxDepth)
       return std::nullopt;
     if (const auto *DRE = dyn_cast<DeclRefExpr>(E))
       return var(dyn_cast<VarDecl>(DRE->getDecl()), At, Depth, Want::Item);
@@ -716,7 +667,7 @@ private:
         return Leaf{LeafKind::Parameter, ME};
       return std::nullopt;
     }
-    if (!ActiveFields.insert(Field).second)
+    if (!enter(Field))
       return std::nullopt;
     MaybeLeaf Result;
     const FieldDefs &Defs = defsOf(Field);
@@ -729,7 +680,7 @@ private:
           Result = Leaf{LeafKind::Marked, Mark};
           break;
         }
-    ActiveFields.erase(Field);
+    leave(Field);
     return Result;
   }
 
@@ -763,12 +714,8 @@ private:
     return FieldCache.try_emplace(Field, std::move(Defs)).first->second;
   }
 
-  ASTContext &Ctx;
   const SourceManager &SM;
   llvm::DenseMap<const FieldDecl *, FieldDefs> &FieldCache;
-  llvm::SmallPtrSet<const VarDecl *, 8> Visiting;
-  llvm::SmallPtrSet<const FieldDecl *, 4> ActiveFields;
-  llvm::SmallPtrSet<const FunctionDecl *, 4> Active;
 };
 
 } // namespace
@@ -788,7 +735,7 @@ std::optional<InplaceOp> AutogradModel::inplaceOp(const Expr *E) {
 }
 
 std::optional<LeafFact> AutogradModel::leafAt(const Expr *E, const Stmt *At) {
-  return E && At ? LeafResolver(Ctx, P->Fields).tensor(E, At) : std::nullopt;
+  return E && At ? LeafResolver(*this, P->Fields).tensor(E, At) : std::nullopt;
 }
 
 } // namespace torchtidy

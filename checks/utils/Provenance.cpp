@@ -1,0 +1,764 @@
+// The provenance walk (Provenance.h) and the questions the model asks of it: a tensor's
+// origin (originAt), where its path to a model output was cut (outputCut), and, by the
+// names of its calls, where a value of dependent type comes from (originByName). The leaf
+// question (leafAt) is in ProvenanceLeaf.cpp.
+#include "utils/Provenance.h"
+#include "utils/AutogradModel.h"
+#include "utils/AutogradModelImpl.h"
+#include "utils/ProvenanceWalk.h"
+
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/StmtCXX.h"
+#include "clang/ASTMatchers/ASTMatchFinder.h"
+
+#include "llvm/ADT/StringSet.h"
+
+using namespace clang;
+using namespace clang::ast_matchers;
+
+namespace torchtidy {
+namespace {
+/// `p.requires_grad_(flag)` on an object of dependent type, or with a dependent flag.
+AST_MATCHER_P(CallExpr, dependentMarkOn, clang::ast_matchers::internal::Matcher<Expr>, Object) {
+  StringRef Name;
+  const Expr *Base = dependentMemberBase(&Node, Name);
+  return Base && isMarkName(Name) && Object.matches(*Base->IgnoreParenImpCasts(), Finder, Builder);
+}
+} // namespace
+
+// ---- definitions ---------------------------------------------------------------------------
+
+std::vector<Definition> definitionsIn(const Stmt *Body, const clang::ast_matchers::internal::Matcher<Expr> &Target,
+                                      ASTContext &Ctx) {
+  std::vector<Definition> Defs;
+  if (!Body)
+    return Defs;
+  auto T = ignoringParenImpCasts(expr(Target).bind("target"));
+  auto Value = expr().bind("value");
+  auto Write = stmt(anyOf(
+      cxxOperatorCallExpr(isAssignmentOperator(), hasArgument(0, T), hasArgument(1, Value)).bind("assign"),
+      binaryOperator(isAssignmentOperator(), hasLHS(T), hasRHS(Value)).bind("assign"),
+      callExpr(dependentMarkOn(expr(Target).bind("target"))).bind("mark"),
+      cxxMemberCallExpr(on(T), callee(cxxMethodDecl(hasAnyName("requires_grad_", "set_requires_grad", "detach_"))))
+          .bind("mark"),
+      cxxMemberCallExpr(on(T), callee(cxxMethodDecl(hasAnyName("push_back", "emplace_back", "insert", "emplace",
+                                                               "push", "assign"))))
+          .bind("insert"),
+      cxxMemberCallExpr(on(T), callee(cxxMethodDecl(matchesName("_$")))).bind("mutate")));
+  for (const BoundNodes &B : match(findAll(Write), *Body, Ctx)) {
+    const auto *Defined = B.getNodeAs<Expr>("target");
+    if (const auto *Assign = B.getNodeAs<Stmt>("assign")) {
+      bool Plain = isa<BinaryOperator>(Assign) ? cast<BinaryOperator>(Assign)->getOpcode() == BO_Assign
+                                               : cast<CXXOperatorCallExpr>(Assign)->getOperator() == OO_Equal;
+      Defs.push_back({Plain ? Definition::Assign : Definition::Compound, Assign, Defined, B.getNodeAs<Expr>("value")});
+      continue;
+    }
+    for (auto [Id, K] : {std::pair{"mark", Definition::Mark}, {"insert", Definition::Insert}, {"mutate", Definition::Mutate}})
+      if (const auto *Call = B.getNodeAs<Expr>(Id))
+        Defs.push_back({K, Call, Defined, Call});
+  }
+  return Defs;
+}
+
+std::vector<Definition> definitionsOf(const VarDecl *VD, ASTContext &Ctx) {
+  std::vector<Definition> Defs;
+  if (!VD)
+    return Defs;
+  if (const Expr *Init = VD->getInit())
+    Defs.push_back({Definition::Init, Init, nullptr, Init});
+  const auto *FD = dyn_cast_or_null<FunctionDecl>(VD->getParentFunctionOrMethod());
+  if (FD && FD->hasBody())
+    for (const Definition &D : definitionsIn(FD->getBody(), declRefExpr(to(varDecl(equalsNode(VD)))), Ctx))
+      Defs.push_back(D);
+  return Defs;
+}
+
+llvm::SmallVector<const Expr *, 2> returnedValues(const FunctionDecl *FD, ASTContext &Ctx) {
+  llvm::SmallVector<const Expr *, 2> Values;
+  const FunctionDecl *Def = FD ? FD->getDefinition() : nullptr;
+  if (!Def || !Def->hasBody())
+    return Values;
+  for (const BoundNodes &B : match(findAll(returnStmt().bind("ret")), *Def->getBody(), Ctx)) {
+    const auto *Ret = B.getNodeAs<ReturnStmt>("ret");
+    if (Ret->getRetValue() && enclosingFunction(Ret, Ctx) == Def)
+      Values.push_back(Ret->getRetValue());
+  }
+  return Values;
+}
+
+namespace {
+
+// ---- origin --------------------------------------------------------------------------------
+
+/// Methods and functions whose result never carries a grad_fn: detaching, integer and
+/// boolean results, shape queries.
+bool isNonDifferentiable(StringRef Name) {
+  static const llvm::StringSet<> Names = {
+      "detach", "data", "variable_data", "argmax", "argmin", "argsort", "eq", "ne", "gt", "lt",
+      "ge", "le", "isnan", "isinf", "isfinite", "nonzero", "sign", "logical_and", "logical_or",
+      "logical_not", "logical_xor", "bitwise_and", "bitwise_or", "bitwise_not", "round", "floor",
+      "ceil", "trunc", "grad", "mutable_grad", "eq_", "bincount", "bucketize", "searchsorted",
+      "one_hot", "randint_like", "zeros_like", "ones_like", "empty_like", "full_like",
+      "rand_like", "randn_like", "multinomial", "topk_indices", "unique", "equal"};
+  return Names.contains(Name);
+}
+
+/// Factory functions: their result is a fresh leaf, requiring grad only when asked to.
+bool isFactory(StringRef Name) {
+  static const llvm::StringSet<> Names = {
+      "zeros", "ones", "empty", "full", "rand", "randn", "randint", "randperm", "arange",
+      "range", "linspace", "logspace", "eye", "tensor", "from_blob", "empty_strided",
+      "normal", "bernoulli", "scalar_tensor", "zeros_like", "ones_like", "empty_like",
+      "full_like", "rand_like", "randn_like", "randint_like", "from_file", "load"};
+  return Names.contains(Name);
+}
+
+/// std::tuple / std::pair: module forwards (LSTM, GRU) return their tensors in one.
+bool isTupleLike(QualType T) {
+  const auto *Spec = dyn_cast_or_null<ClassTemplateSpecializationDecl>(recordOf(T));
+  return Spec && Spec->isInStdNamespace() && Spec->getIdentifier() &&
+         (Spec->getName() == "tuple" || Spec->getName() == "pair");
+}
+
+/// The ordering of the lattice: a value is as attached as its most attached source.
+int rank(TensorOrigin K) { return static_cast<int>(K); }
+
+/// Tensor-typed arguments, including those inside braced lists (torch::cat({a, b})).
+void tensorArgs(const Expr *E, llvm::SmallVectorImpl<const Expr *> &Out) {
+  E = E->IgnoreUnlessSpelledInSource();
+  if (const auto *IL = dyn_cast<InitListExpr>(E)) {
+    for (const Expr *Init : IL->inits())
+      tensorArgs(Init, Out);
+  } else if (const auto *SIL = dyn_cast<CXXStdInitializerListExpr>(E)) {
+    tensorArgs(SIL->getSubExpr(), Out);
+  } else if (const auto *Construct = dyn_cast<CXXConstructExpr>(E)) {
+    for (const Expr *Arg : Construct->arguments())
+      tensorArgs(Arg, Out);
+  } else if (isTensorType(E->getType())) {
+    Out.push_back(E);
+  }
+}
+
+/// requires_grad(true) anywhere in the options: torch::requires_grad(),
+/// TensorOptions().requires_grad(true), torch::dtype(..).requires_grad(true).
+bool requestsGrad(const CallExpr *CE, ASTContext &Ctx) {
+  return !match(findAll(callExpr(callee(functionDecl(hasName("requires_grad"))),
+                                 anyOf(argumentCountIs(0), hasArgument(0, cxxDefaultArgExpr()),
+                                       // requires_grad(true) converts to c10::optional<bool>.
+                                       hasArgument(0, anyOf(cxxBoolLiteral(equals(true)),
+                                                            hasDescendant(cxxBoolLiteral(equals(true)))))))),
+                *CE, Ctx)
+              .empty();
+}
+
+/// The lattice walk: a value is as attached as its most attached definition.
+class OriginWalk : public ProvenanceWalk {
+public:
+  using ProvenanceWalk::ProvenanceWalk;
+
+  OriginResult classify(const Expr *E, unsigned Depth = 0) {
+    if (!E || Depth > MaxDepth)
+      return {};
+    E = E->IgnoreUnlessSpelledInSource();
+    if (const auto *MCE = dyn_cast<CXXMemberCallExpr>(E))
+      return memberCall(MCE, Depth);
+    if (const auto *OCE = dyn_cast<CXXOperatorCallExpr>(E))
+      return operatorCall(OCE, Depth);
+    if (const auto *CE = dyn_cast<CallExpr>(E))
+      return call(CE, Depth);
+    if (const auto *DRE = dyn_cast<DeclRefExpr>(E)) {
+      // `auto [out, state] = lstm->forward(x)`: a binding is as attached as the whole.
+      if (const auto *BD = dyn_cast<BindingDecl>(DRE->getDecl())) {
+        const auto *Whole = dyn_cast_or_null<DecompositionDecl>(BD->getDecomposedDecl());
+        if (!Whole)
+          return {};
+        unsigned I = llvm::find(Whole->bindings(), BD) - Whole->bindings().begin();
+        return tupleElement(Whole->getInit(), I, Depth);
+      }
+      return var(dyn_cast<VarDecl>(DRE->getDecl()), Depth);
+    }
+    if (const auto *ME = dyn_cast<MemberExpr>(E)) {
+      if (isTupleLike(ME->getBase()->getType())) // pair.first / pair.second
+        return classify(ME->getBase(), Depth + 1);
+      return member(ME);
+    }
+    if (const auto *CO = dyn_cast<ConditionalOperator>(E))
+      return join(classify(CO->getTrueExpr(), Depth + 1), classify(CO->getFalseExpr(), Depth + 1));
+    if (const auto *BO = dyn_cast<BinaryOperator>(E); BO && BO->isCommaOp())
+      return classify(BO->getRHS(), Depth + 1);
+    if (const auto *Construct = dyn_cast<CXXConstructExpr>(E); Construct && Construct->getNumArgs() == 1)
+      return classify(Construct->getArg(0), Depth + 1);
+    return {};
+  }
+
+private:
+  static OriginResult join(OriginResult A, OriginResult B) { return rank(B.Kind) > rank(A.Kind) ? B : A; }
+  /// \p R reached through the definition whose value is \p Value.
+  static OriginResult through(const Expr *Value, OriginResult R) {
+    if (R.Kind != TensorOrigin::Unknown)
+      R.Chain.insert(R.Chain.begin(), Value);
+    return R;
+  }
+
+  /// The result of a differentiable op over \p Inputs: attached when any input requires
+  /// grad, unless the op runs where autograd is off.
+  OriginResult derived(const Expr *Op, llvm::ArrayRef<const Expr *> Inputs, unsigned Depth) {
+    OriginResult R{TensorOrigin::Data, Op};
+    for (const Expr *In : Inputs) {
+      OriginResult I = classify(In, Depth + 1);
+      if (I.Kind == TensorOrigin::GraphAttached || I.Kind == TensorOrigin::RequiresGradLeaf) {
+        R = I.Kind == TensorOrigin::GraphAttached ? I : OriginResult{TensorOrigin::GraphAttached, Op, I.Chain};
+        R.Kind = TensorOrigin::GraphAttached;
+        break;
+      }
+      if (I.Kind == TensorOrigin::Unknown)
+        R.Kind = TensorOrigin::Unknown;
+    }
+    return noGradAware(R, Op);
+  }
+
+  OriginResult noGradAware(OriginResult R, const Expr *Op) {
+    if (R.Kind == TensorOrigin::GraphAttached && M.gradDisabledAt(Op))
+      return {TensorOrigin::Detached, Op};
+    return R;
+  }
+
+  OriginResult memberCall(const CXXMemberCallExpr *MCE, unsigned Depth) {
+    const CXXMethodDecl *MD = MCE->getMethodDecl();
+    if (!MD || !MD->getIdentifier())
+      return {};
+    StringRef Name = MD->getName();
+    const Expr *Obj = MCE->getImplicitObjectArgument();
+    if (Obj && isModuleType(Obj->getType()) && Name == "forward")
+      return noGradAware({TensorOrigin::GraphAttached, MCE}, MCE);
+    if (Name == "toTensor") // TorchScript: module.forward(inputs).toTensor()
+      return classify(Obj, Depth + 1);
+    if (isTensorMethod(MD, {Name})) {
+      if (Name == "requires_grad_" || Name == "set_requires_grad") {
+        bool On = true;
+        if (MCE->getNumArgs() >= 1 && !isa<CXXDefaultArgExpr>(MCE->getArg(0)))
+          MCE->getArg(0)->EvaluateAsBooleanCondition(On, Ctx);
+        return {On ? TensorOrigin::RequiresGradLeaf : TensorOrigin::Data, MCE};
+      }
+      if (Name == "detach" || Name == "data" || Name == "variable_data")
+        return {TensorOrigin::Detached, MCE};
+      if (isNonDifferentiable(Name))
+        return {TensorOrigin::Data, MCE};
+      llvm::SmallVector<const Expr *, 4> Inputs;
+      if (Obj)
+        Inputs.push_back(Obj);
+      for (const Expr *Arg : MCE->arguments())
+        tensorArgs(Arg, Inputs);
+      return derived(MCE, Inputs, Depth);
+    }
+    // A user method returning a tensor: look at what it returns.
+    if (isTensorType(MCE->getType()))
+      return userFunction(MD, Depth, MCE);
+    return {};
+  }
+
+  OriginResult operatorCall(const CXXOperatorCallExpr *OCE, unsigned Depth) {
+    const auto *Callee = dyn_cast_or_null<CXXMethodDecl>(OCE->getDirectCallee());
+    if (OCE->getOperator() == OO_Call && Callee && isModuleType(QualType(Callee->getParent()->getTypeForDecl(), 0)))
+      return noGradAware({TensorOrigin::GraphAttached, OCE}, OCE);
+    switch (OCE->getOperator()) {
+    case OO_EqualEqual: case OO_ExclaimEqual: case OO_Less: case OO_Greater:
+    case OO_LessEqual: case OO_GreaterEqual: case OO_AmpAmp: case OO_PipePipe:
+    case OO_Exclaim: case OO_Amp: case OO_Pipe: case OO_Caret: case OO_Tilde:
+      return {TensorOrigin::Data, OCE};
+    case OO_Equal:
+      return classify(OCE->getArg(1), Depth + 1);
+    default:
+      break;
+    }
+    llvm::SmallVector<const Expr *, 4> Inputs;
+    for (const Expr *Arg : OCE->arguments())
+      tensorArgs(Arg, Inputs);
+    return derived(OCE, Inputs, Depth);
+  }
+
+  OriginResult call(const CallExpr *CE, unsigned Depth) {
+    const FunctionDecl *FD = CE->getDirectCallee();
+    if (!FD || !FD->getIdentifier())
+      return {};
+    StringRef Name = FD->getName();
+    if (!isInSystemHeader(FD))
+      return userFunction(FD, Depth, CE);
+    if (isFactory(Name))
+      return {requestsGrad(CE, Ctx) ? TensorOrigin::RequiresGradLeaf : TensorOrigin::Data, CE};
+    if (isNonDifferentiable(Name))
+      return {TensorOrigin::Data, CE};
+    if (FD->isInStdNamespace() && Name == "get" && CE->getNumArgs() == 1) { // std::get<0>(tuple)
+      const TemplateArgumentList *Args = FD->getTemplateSpecializationArgs();
+      unsigned I = Args && Args->size() > 0 && Args->get(0).getKind() == TemplateArgument::Integral
+                       ? Args->get(0).getAsIntegral().getZExtValue()
+                       : 0;
+      return tupleElement(CE->getArg(0), I, Depth);
+    }
+    if (!isTensorType(CE->getType()))
+      return {};
+    llvm::SmallVector<const Expr *, 4> Inputs;
+    for (const Expr *Arg : CE->arguments())
+      tensorArgs(Arg, Inputs);
+    return derived(CE, Inputs, Depth);
+  }
+
+  /// Element \p I of the tuple \p Tuple: the indices that max / min / sort / topk /
+  /// kthvalue / mode / median return second are integers, never attached.
+  OriginResult tupleElement(const Expr *Tuple, unsigned I, unsigned Depth) {
+    const Expr *Source = Tuple ? Tuple->IgnoreUnlessSpelledInSource() : nullptr;
+    if (const auto *DRE = dyn_cast_or_null<DeclRefExpr>(Source))
+      if (const auto *VD = dyn_cast<VarDecl>(DRE->getDecl()); VD && VD->isLocalVarDecl() && VD->getInit())
+        Source = VD->getInit()->IgnoreUnlessSpelledInSource();
+    if (const auto *Call = dyn_cast_or_null<CallExpr>(Source); Call && I == 1) {
+      static const llvm::StringSet<> WithIndices = {"max", "min", "sort", "topk", "kthvalue",
+                                                    "mode", "median", "nanmedian", "cummax", "cummin"};
+      const FunctionDecl *Callee = Call->getDirectCallee();
+      if (Callee && Callee->getIdentifier() && WithIndices.contains(Callee->getName()) && isInSystemHeader(Callee))
+        return {TensorOrigin::Data, Call};
+    }
+    return classify(Tuple, Depth + 1);
+  }
+
+  /// A tensor returned by a function of the user's: as attached as what it returns.
+  /// One defined in another TU: as the project index says (graph-attached, or unknown).
+  OriginResult userFunction(const FunctionDecl *FD, unsigned Depth, const Expr *Call) {
+    const FunctionDecl *Def = FD ? FD->getDefinition() : nullptr;
+    if (FD && !Def && M.index() && !isInSystemHeader(FD)) {
+      std::optional<uint32_t> Facts = M.index()->factsOf(FD);
+      if (Facts && (*Facts & FunctionSummary::ReturnsGraph))
+        return {TensorOrigin::GraphAttached, Call};
+      return {};
+    }
+    if (!Def || isInSystemHeader(Def) || !enter(Def))
+      return {};
+    OriginResult R;
+    for (const Expr *Ret : returnedValues(Def, Ctx))
+      R = join(R, through(Ret, classify(Ret, Depth + 1)));
+    leave(Def);
+    return R;
+  }
+
+  /// Parameters of a module: linear->weight, conv->bias, this->weight inside the module.
+  OriginResult member(const MemberExpr *ME) {
+    const auto *Field = dyn_cast<FieldDecl>(ME->getMemberDecl());
+    if (!Field || !isTensorType(Field->getType()))
+      return {};
+    QualType BaseType = ME->getBase()->IgnoreUnlessSpelledInSource()->getType();
+    if (ME->isArrow() && BaseType->isPointerType())
+      BaseType = BaseType->getPointeeType();
+    bool OwnerIsModule = isModuleType(QualType(Field->getParent()->getTypeForDecl(), 0)) || isModuleType(BaseType);
+    StringRef Name = Field->getName();
+    if (OwnerIsModule && (Name.contains("weight") || Name.contains("bias")))
+      return {TensorOrigin::RequiresGradLeaf, ME};
+    return {};
+  }
+
+  /// A local: the most attached of its definitions (initializer, assignments, marks).
+  OriginResult var(const VarDecl *VD, unsigned Depth) {
+    if (OriginResult Range = rangeVar(VD); Range.Kind != TensorOrigin::Unknown)
+      return Range;
+    if (!VD || isa<ParmVarDecl>(VD) || !VD->isLocalVarDecl() ||
+        !(isTensorType(VD->getType()) || isTupleLike(VD->getType())))
+      return {};
+    if ((VD->getType()->isReferenceType() && !VD->getInit()) || !enter(VD))
+      return {};
+    OriginResult R{TensorOrigin::Data, nullptr};
+    for (const Definition &D : definitionsOf(VD, Ctx)) {
+      if (D.K == Definition::Init) {
+        R = through(D.Value, classify(D.Value, Depth + 1));
+      } else if (D.K == Definition::Assign || D.K == Definition::Compound) {
+        OriginResult A = through(D.Value, classify(D.Value, Depth + 1));
+        if (D.K == Definition::Compound && A.Kind == TensorOrigin::RequiresGradLeaf)
+          A.Kind = TensorOrigin::GraphAttached;
+        R = join(R, A);
+      } else if (D.K == Definition::Mark && isa<CXXMemberCallExpr>(D.Value)) {
+        R = join(R, through(D.Value, classify(D.Value, Depth + 1)));
+      }
+    }
+    if (M.index())
+      R = join(R, writtenByOtherUnits(VD));
+    leave(VD);
+    return R;
+  }
+
+  /// \p VD handed by reference to a function of another TU that assigns it a graph-attached
+  /// tensor (`forward_into(x, out)`; the project index's out-parameters).
+  OriginResult writtenByOtherUnits(const VarDecl *VD) {
+    OriginResult R;
+    const auto *FD = dyn_cast_or_null<FunctionDecl>(VD->getParentFunctionOrMethod());
+    if (!FD || !FD->hasBody())
+      return R;
+    auto Ref = ignoringImplicit(declRefExpr(to(varDecl(equalsNode(VD)))));
+    for (const BoundNodes &B : match(findAll(callExpr(hasAnyArgument(Ref)).bind("call")), *FD->getBody(), Ctx)) {
+      const auto *Call = B.getNodeAs<CallExpr>("call");
+      const FunctionDecl *Callee = Call->getDirectCallee();
+      if (!Callee || Callee->getDefinition() || isInSystemHeader(Callee))
+        continue;
+      uint32_t Out = M.index()->graphOutParamsOf(Callee);
+      for (const Expr *Arg : Call->arguments()) {
+        const auto *Named = dyn_cast<DeclRefExpr>(Arg->IgnoreImplicit());
+        const ParmVarDecl *Parm = Named && Named->getDecl() == VD ? parameterFor(Call, Callee, Arg) : nullptr;
+        if (Parm && Parm->getFunctionScopeIndex() < 32 && (Out & (1u << Parm->getFunctionScopeIndex())))
+          R = join(R, {TensorOrigin::GraphAttached, Call});
+      }
+    }
+    return R;
+  }
+
+  /// `for (auto &p : model->parameters())`: every element is a parameter.
+  OriginResult rangeVar(const VarDecl *VD) {
+    const CXXForRangeStmt *For = VD ? rangeForOf(VD, Ctx) : nullptr;
+    const auto *MCE = For ? dyn_cast<CXXMemberCallExpr>(For->getRangeInit()->IgnoreUnlessSpelledInSource()) : nullptr;
+    const CXXMethodDecl *MD = MCE ? MCE->getMethodDecl() : nullptr;
+    if (MD && MD->getIdentifier() && MD->getName() == "parameters" &&
+        isModuleType(MCE->getImplicitObjectArgument()->getType()))
+      return {TensorOrigin::RequiresGradLeaf, MCE};
+    return {};
+  }
+};
+
+// ---- output cut ----------------------------------------------------------------------------
+
+/// What is known of one value: the output it comes from, and whether a path to that output's
+/// graph survives (Attached) or every one was cut (Cut says where, first).
+struct Trail {
+  const Expr *Output = nullptr;
+  const Stmt *Cut = nullptr;
+  bool Attached = false;
+
+  /// The value of an op over several inputs: attached through any attached input.
+  void join(const Trail &Other) {
+    if (!Other.Output)
+      return;
+    if (!Output)
+      Output = Other.Output;
+    Attached |= Other.Attached;
+    if (!Cut)
+      Cut = Other.Cut;
+  }
+  /// The op \p At makes a value with no graph (detach, item, a factory over plain numbers).
+  void cutAt(const Stmt *At) {
+    if (Output && Attached) {
+      Attached = false;
+      Cut = At;
+    }
+  }
+};
+
+/// torch::nn's loss modules (MSELoss, CrossEntropyLoss, ...): no parameters of their own.
+/// \p Module is the holder (`criterion(out, y)`) or the pointer to the Impl (`criterion->`).
+bool isLossModule(const Expr *Module) {
+  QualType T = Module->IgnoreParenImpCasts()->getType();
+  if (T->isPointerType())
+    T = T->getPointeeType();
+  const CXXRecordDecl *RD = recordOf(T);
+  return RD && RD->getIdentifier() && RD->getName().contains("Loss") && isInSystemHeader(RD);
+}
+
+/// The trail walk: from a value back to the model outputs and losses it is computed from,
+/// through locals, containers of numbers, parameters and user functions' returns.
+class CutWalk : public ProvenanceWalk {
+public:
+  using ProvenanceWalk::ProvenanceWalk;
+
+  Trail of(const Expr *E, unsigned Depth = 0) {
+    if (!E || Depth > MaxDepth)
+      return {};
+    E = E->IgnoreUnlessSpelledInSource();
+    if (const auto *Call = dyn_cast<CallExpr>(E))
+      return ofCall(Call, Depth);
+    if (const auto *DRE = dyn_cast<DeclRefExpr>(E)) {
+      if (const auto *BD = dyn_cast<BindingDecl>(DRE->getDecl()))
+        if (const auto *Whole = dyn_cast_or_null<DecompositionDecl>(BD->getDecomposedDecl()))
+          return of(Whole->getInit(), Depth + 1);
+      Trail T = ofVar(dyn_cast<VarDecl>(DRE->getDecl()), Depth);
+      // No model output in sight: a tensor that autograd records from (a leaf that requires
+      // grad, or computed from one) starts a trail too.
+      if (!T.Output && isTensorType(DRE->getType())) {
+        TensorOrigin K = M.originAt(DRE).Kind;
+        if (K == TensorOrigin::GraphAttached || K == TensorOrigin::RequiresGradLeaf)
+          T = {DRE, nullptr, true};
+      }
+      return T;
+    }
+    // Arithmetic on numbers, braced lists, constructions, conditionals: whatever they are made of.
+    Trail T;
+    for (const Stmt *Child : E->children())
+      if (const auto *CE = dyn_cast_or_null<Expr>(Child))
+        T.join(of(CE, Depth + 1));
+    return T;
+  }
+
+private:
+  /// Cuts \p T where autograd is off at \p Op (at the guard that turned it off).
+  void cutIfNoGrad(Trail &T, const Stmt *Op) {
+    if (T.Attached && M.gradDisabledAt(Op))
+      T.cutAt(M.gradModeAt(Op).DecidedBy ? M.gradModeAt(Op).DecidedBy : Op);
+  }
+
+  /// An op over \p Inputs at \p Op: attached only where autograd records.
+  Trail recorded(const Stmt *Op, ArrayRef<const Expr *> Inputs, unsigned Depth) {
+    Trail T;
+    for (const Expr *In : Inputs)
+      T.join(of(In, Depth + 1));
+    cutIfNoGrad(T, Op);
+    return T;
+  }
+
+  /// A loss over \p Inputs: as attached as they are; over values that require nothing, the
+  /// loss itself starts a trail that is already cut.
+  Trail lossOver(const CallExpr *Call, ArrayRef<const Expr *> Inputs, unsigned Depth) {
+    Trail T = recorded(Call, Inputs, Depth);
+    if (T.Output)
+      return T;
+    bool AnyGrad = llvm::any_of(Inputs, [&](const Expr *In) {
+      if (!isTensorType(In->getType()))
+        return false;
+      TensorOrigin K = M.originAt(In).Kind;
+      return K != TensorOrigin::Data && K != TensorOrigin::Detached;
+    });
+    return AnyGrad ? Trail{} : Trail{Call, Call, false};
+  }
+
+  Trail ofCall(const CallExpr *Call, unsigned Depth) {
+    CallShape Shape = M.callShape(Call);
+    llvm::SmallVector<const Expr *, 4> Inputs;
+    if (Shape.Object)
+      Inputs.push_back(Shape.Object);
+    for (const Expr *Arg : Call->arguments())
+      Inputs.push_back(Arg);
+    // A model's output is where a trail starts (by name in a template nobody instantiates);
+    // a loss module's output is attached only through its inputs.
+    bool Forward = !match(matchers::moduleForwardCall(), *Call, Ctx).empty();
+    if (Forward && Shape.Object && isLossModule(Shape.Object)) {
+      Inputs.erase(Inputs.begin());
+      return lossOver(Call, Inputs, Depth);
+    }
+    if (Forward || (!Shape.Resolved && Shape.Name == "forward")) {
+      Trail T{Call, nullptr, true};
+      cutIfNoGrad(T, Call);
+      return T;
+    }
+    if (llvm::is_contained(names::GraphCuttingMethods, Shape.Name)) {
+      Trail T = of(Shape.Object, Depth + 1);
+      T.cutAt(Call);
+      return T;
+    }
+    if (!Shape.Callee)
+      return recorded(Call, Inputs, Depth);
+    if (!isInSystemHeader(Shape.Callee)) {
+      const FunctionDecl *Def = Shape.Callee->getDefinition();
+      if (!Def || !enter(Def))
+        return {};
+      Calls[Def] = Call;
+      Trail T;
+      for (const Expr *Ret : returnedValues(Def, Ctx))
+        T.join(of(Ret, Depth + 1));
+      Calls.erase(Def);
+      leave(Def);
+      return T;
+    }
+    // A loss over values that require nothing: the loss itself starts a cut trail.
+    if (isLossName(Shape.Name) && Shape.Callee->getDeclContext()->isNamespace())
+      return lossOver(Call, Inputs, Depth);
+    // A tensor made from numbers (torch::tensor(values), from_blob, full(size, v)) has no graph.
+    if (isTensorType(Call->getType()) && !Shape.Object &&
+        !llvm::any_of(Inputs, [](const Expr *In) { return canHoldGraph(In->getType()); })) {
+      Trail T;
+      for (const Expr *In : Inputs)
+        T.join(of(In, Depth + 1));
+      T.cutAt(Call);
+      return T;
+    }
+    return recorded(Call, Inputs, Depth);
+  }
+
+  /// A local: what it is initialized with, assigned, or (a container) given; a parameter:
+  /// the argument of the call being followed into its function, else of every visible call.
+  Trail ofVar(const VarDecl *VD, unsigned Depth) {
+    const auto *Parm = dyn_cast_or_null<ParmVarDecl>(VD);
+    if (!VD || (!Parm && !VD->isLocalVarDecl()))
+      return {};
+    const auto *FD = dyn_cast_or_null<FunctionDecl>(VD->getParentFunctionOrMethod());
+    // In the returns of a call being followed: the argument that call passes.
+    if (auto It = Parm ? Calls.find(FD) : Calls.end(); It != Calls.end())
+      return of(argumentFor(It->second, Parm), Depth + 1);
+    if (Parm ? !FD || !enter(FD) : !enter(VD))
+      return {};
+    Trail T;
+    if (Parm) {
+      for (const CallExpr *Call : M.callersOf(FD))
+        T.join(of(argumentFor(Call, Parm), Depth + 1));
+      leave(FD);
+      return T;
+    }
+    for (const Definition &D : definitionsOf(VD, Ctx)) {
+      if (D.K == Definition::Init || D.K == Definition::Assign || D.K == Definition::Compound)
+        T.join(of(D.Value, Depth + 1));
+      else if (D.K == Definition::Insert)
+        for (const Expr *Arg : cast<CallExpr>(D.Value)->arguments())
+          T.join(of(Arg, Depth + 1));
+    }
+    leave(VD);
+    return T;
+  }
+
+  /// The call whose returns are being followed, for each function entered that way.
+  llvm::DenseMap<const FunctionDecl *, const CallExpr *> Calls;
+};
+
+// ---- origin by name ------------------------------------------------------------------------
+
+/// A module forward (on an object whose type is known) or a loss call among what a value of
+/// dependent type is computed from, through the initializers of local variables; nothing
+/// when a detach/item/data call is on the way.
+class NameWalk : public ProvenanceWalk {
+public:
+  using ProvenanceWalk::ProvenanceWalk;
+
+  const Expr *sourceOf(const Expr *E) {
+    visit(E, 0);
+    return Blocked ? nullptr : Source;
+  }
+
+private:
+  bool attaches(const CallExpr *Call) const {
+    CallShape Shape = M.callShape(Call);
+    const Expr *Obj = Shape.Object;
+    if (Shape.Name == "forward")
+      return Obj && !Obj->isTypeDependent() && isModuleType(Obj->getType());
+    // `model(x)` / `criterion(out, y)` on a module holder of known type.
+    if (const auto *OCE = dyn_cast<CXXOperatorCallExpr>(Call); OCE && OCE->getOperator() == OO_Call)
+      return !OCE->getArg(0)->isTypeDependent() && isModuleType(OCE->getArg(0)->getType());
+    // With dependent arguments the call stays a plain call on the holder object.
+    const Expr *Callee = Call->getCallee()->IgnoreParenImpCasts();
+    if (!Callee->isTypeDependent() && isModuleType(Callee->getType()))
+      return true;
+    return isLossName(Shape.Name);
+  }
+
+  void visit(const Stmt *S, unsigned Depth) {
+    static constexpr llvm::StringLiteral Detaching[] = {"detach", "detach_", "item", "data", "variable_data"};
+    if (!S || Blocked || Depth > MaxDepth)
+      return;
+    if (const auto *Call = dyn_cast<CallExpr>(S)) {
+      if (llvm::is_contained(Detaching, M.callShape(Call).Name)) {
+        Blocked = true;
+        return;
+      }
+      if (!Source && attaches(Call))
+        Source = Call;
+    }
+    if (const auto *DRE = dyn_cast<DeclRefExpr>(S))
+      if (const auto *VD = dyn_cast<VarDecl>(DRE->getDecl()); VD && VD->isLocalVarDecl() && VD->getInit() && enter(VD)) {
+        if (VD->getType()->isDependentType() || VD->getType()->isUndeducedType()) {
+          visit(VD->getInit(), Depth + 1);
+        } else if (isTensorType(VD->getType())) {
+          OriginResult O = M.originAt(DRE);
+          if (O.Kind == TensorOrigin::GraphAttached && !Source)
+            Source = O.Source;
+        }
+      }
+    for (const Stmt *Child : S->children())
+      visit(Child, Depth);
+  }
+
+  const Expr *Source = nullptr;
+  bool Blocked = false;
+};
+
+} // namespace
+
+// ---- the model's questions -----------------------------------------------------------------
+
+OriginResult AutogradModel::origin(const Expr *E) { return OriginWalk(*this).classify(E); }
+
+OriginResult AutogradModel::originAt(const Expr *E) {
+  if (!E)
+    return {};
+  if (E->isTypeDependent()) {
+    const Expr *Source = NameWalk(*this).sourceOf(E);
+    if (!Source || gradDisabledAt(Source))
+      return {};
+    return {TensorOrigin::GraphAttached, Source};
+  }
+  const auto *Ref = dyn_cast<DeclRefExpr>(E->IgnoreUnlessSpelledInSource());
+  if (const Expr *Value = Ref ? lastAssignedValue(Ref) : nullptr) {
+    OriginResult R = originAt(Value);
+    R.Chain.insert(R.Chain.begin(), Value);
+    return R;
+  }
+  return origin(E);
+}
+
+/// The value of the assignment to a local tensor that runs last before \p Ref on every path:
+/// it runs before \p Ref on every path, and no other write of the variable can run between.
+const Expr *AutogradModel::lastAssignedValue(const DeclRefExpr *Ref) {
+  auto [It, Inserted] = P->LastAssigned.try_emplace(Ref, nullptr);
+  if (!Inserted)
+    return It->second;
+  const auto *VD = dyn_cast<VarDecl>(Ref->getDecl());
+  if (!VD || !VD->isLocalVarDecl() || !isTensorType(VD->getType()))
+    return nullptr;
+  std::vector<Definition> Writes = definitionsOf(VD, Ctx);
+  llvm::erase_if(Writes, [](const Definition &D) { return D.K == Definition::Init; });
+  for (const Definition &W : Writes) {
+    if (W.K != Definition::Assign || !runsBeforeOnEveryPath(W.Site, Ref))
+      continue;
+    if (llvm::none_of(Writes, [&](const Definition &Other) {
+          return Other.Site != W.Site && mayRunBeforeAvoiding(Other.Site, Ref, {W.Site});
+        }))
+      return P->LastAssigned[Ref] = W.Value;
+  }
+  return nullptr;
+}
+
+bool AutogradModel::isGraphAttached(const Expr *E) {
+  if (!E)
+    return false;
+  if (isTensorType(E->getType()))
+    return originAt(E).Kind == TensorOrigin::GraphAttached;
+  // An aggregate, pair or tuple is as attached as its most attached part.
+  E = E->IgnoreParenImpCasts();
+  if (const auto *Temp = dyn_cast<MaterializeTemporaryExpr>(E))
+    E = Temp->getSubExpr()->IgnoreParenImpCasts();
+  if (const auto *Bind = dyn_cast<CXXBindTemporaryExpr>(E))
+    E = Bind->getSubExpr()->IgnoreParenImpCasts();
+  if (const auto *Cast = dyn_cast<CXXFunctionalCastExpr>(E)) // `Record{loss, step}`
+    E = Cast->getSubExpr()->IgnoreImplicit();
+  auto AnyAttached = [&](auto Range) {
+    return llvm::any_of(Range, [&](const Expr *Part) { return Part && isGraphAttached(Part); });
+  };
+  if (const auto *IL = dyn_cast<InitListExpr>(E))
+    return AnyAttached(IL->inits());
+  if (const auto *Construct = dyn_cast<CXXConstructExpr>(E))
+    return AnyAttached(Construct->arguments());
+  if (const auto *Call = dyn_cast<CallExpr>(E)) {
+    const FunctionDecl *FD = Call->getDirectCallee();
+    if (FD && FD->isInStdNamespace() && FD->getIdentifier() &&
+        (FD->getName() == "make_pair" || FD->getName() == "make_tuple" || FD->getName() == "forward_as_tuple"))
+      return AnyAttached(Call->arguments());
+    return false;
+  }
+  if (const auto *DRE = dyn_cast<DeclRefExpr>(E)) {
+    const auto *VD = dyn_cast<VarDecl>(DRE->getDecl());
+    return VD && VD->hasLocalStorage() && VD->getInit() && VD->getInit() != E && isGraphAttached(VD->getInit());
+  }
+  return false;
+}
+
+bool AutogradModel::isRequiresGradLeaf(const Expr *E) {
+  return E && originAt(E).Kind == TensorOrigin::RequiresGradLeaf;
+}
+
+std::optional<OutputCut> AutogradModel::outputCut(const Expr *E) {
+  if (!E)
+    return std::nullopt;
+  Trail T = CutWalk(*this).of(E);
+  if (!T.Output)
+    return std::nullopt;
+  return OutputCut{T.Output, T.Attached ? nullptr : T.Cut};
+}
+
+} // namespace torchtidy

@@ -1,0 +1,157 @@
+// Unit tests of utils/Provenance: the definitions the walk follows, and the questions the
+// model asks of it (origin with its chain of definitions, leaf, output cut), on real LibTorch code.
+#include "utils/AutogradModel.h"
+#include "utils/Provenance.h"
+
+#include "clang/ASTMatchers/ASTMatchFinder.h"
+#include "clang/Frontend/ASTUnit.h"
+#include "clang/Tooling/Tooling.h"
+
+#include <gtest/gtest.h>
+
+using namespace clang;
+using namespace clang::ast_matchers;
+using namespace torchtidy;
+
+namespace {
+
+const char *Code = R"cpp(
+#include <torch/torch.h>
+struct NetImpl : torch::nn::Module {
+  NetImpl() : fc(register_module("fc", torch::nn::Linear(4, 1))) {}
+  torch::Tensor forward(torch::Tensor x) { return fc->forward(x); }
+  torch::nn::Linear fc;
+};
+TORCH_MODULE(Net);
+torch::Tensor score(Net &net, torch::Tensor x) {
+  auto ignored = [] { return torch::ones({1}); };
+  return net->forward(x);
+}
+void definitions(Net &net, torch::Tensor x) {
+  torch::Tensor w = torch::zeros({4});
+  w = torch::ones({4});
+  w += x;
+  w.requires_grad_();
+  w.add_(1);
+  std::vector<torch::Tensor> list;
+  list.push_back(w);
+  auto out = score(net, x);
+  auto loss = out.sum();
+  auto scaled = loss * 2;
+  auto detached = scaled.detach();
+  auto kept = detached;
+  auto leaf = torch::randn({4}, torch::requires_grad());
+  auto view = leaf.view({2, 2});
+  view.add_(1);
+  auto apply = [&](torch::Tensor t) { return t.sum(); };
+  auto through_lambda = apply(out);
+  through_lambda.requires_grad_();
+}
+)cpp";
+
+class ProvenanceTest : public ::testing::Test {
+protected:
+  static void SetUpTestSuite() {
+    std::vector<std::string> Args = {"-std=c++17", "-isystem", TORCHTIDY_TORCH_INCLUDE,
+                                     "-include-pch", TORCHTIDY_TEST_PCH,
+                                     "-resource-dir", TORCHTIDY_CLANG_RESOURCE_DIR};
+    AST = tooling::buildASTFromCodeWithArgs(Code, Args, "provenance.cpp").release();
+    ASSERT_NE(AST, nullptr);
+    ASSERT_FALSE(AST->getDiagnostics().hasErrorOccurred());
+    std::vector<Decl *> Scope;
+    forEachUserDecl(ctx(), [&](Decl *D) {
+      if (ctx().getSourceManager().isInMainFile(D->getLocation()))
+        Scope.push_back(D);
+    });
+    ctx().setTraversalScope(Scope);
+  }
+  static void TearDownTestSuite() { delete AST; }
+
+  static ASTContext &ctx() { return AST->getASTContext(); }
+  static AutogradModel &model() { return AutogradModel::get(ctx()); }
+  static const VarDecl *var(StringRef Name) {
+    auto M = match(findAll(varDecl(hasName(Name)).bind("v")), ctx());
+    EXPECT_FALSE(M.empty()) << Name.str();
+    return M.empty() ? nullptr : M.front().getNodeAs<VarDecl>("v");
+  }
+  /// The last reference to \p Name.
+  static const Expr *lastRef(StringRef Name) {
+    auto M = match(findAll(declRefExpr(to(varDecl(hasName(Name)))).bind("r")), ctx());
+    EXPECT_FALSE(M.empty()) << Name.str();
+    return M.empty() ? nullptr : M.back().getNodeAs<Expr>("r");
+  }
+  static std::string text(const Expr *E) {
+    return Lexer::getSourceText(CharSourceRange::getTokenRange(E->getSourceRange()), ctx().getSourceManager(),
+                                ctx().getLangOpts())
+        .str();
+  }
+  static ASTUnit *AST;
+};
+ASTUnit *ProvenanceTest::AST = nullptr;
+
+TEST_F(ProvenanceTest, DefinitionsOfALocal) {
+  std::vector<Definition> Defs = definitionsOf(var("w"), ctx());
+  std::vector<Definition::Kind> Kinds;
+  for (const Definition &D : Defs)
+    Kinds.push_back(D.K);
+  EXPECT_EQ(Kinds, (std::vector<Definition::Kind>{Definition::Init, Definition::Assign, Definition::Compound,
+                                                  Definition::Mark, Definition::Mutate}));
+  ASSERT_EQ(Defs.size(), 5u);
+  EXPECT_EQ(text(Defs[1].Value), "torch::ones({4})");
+  EXPECT_EQ(text(Defs[2].Value), "x");
+  std::vector<Definition> List = definitionsOf(var("list"), ctx());
+  ASSERT_FALSE(List.empty());
+  EXPECT_EQ(List.back().K, Definition::Insert);
+}
+
+TEST_F(ProvenanceTest, ReturnsAndArguments) {
+  auto Score = match(findAll(functionDecl(hasName("score"), isDefinition()).bind("f")), ctx());
+  ASSERT_FALSE(Score.empty());
+  auto Returned = returnedValues(Score[0].getNodeAs<FunctionDecl>("f"), ctx());
+  ASSERT_EQ(Returned.size(), 1u); // not the lambda's
+  EXPECT_EQ(text(Returned[0]), "net->forward(x)");
+  // A lambda called through its object: the object is argument 0, `out` is the parameter's.
+  const auto *Call = dyn_cast<CallExpr>(var("through_lambda")->getInit()->IgnoreUnlessSpelledInSource());
+  ASSERT_NE(Call, nullptr);
+  const Expr *Arg = argumentFor(Call, cast<ParmVarDecl>(var("t")));
+  ASSERT_NE(Arg, nullptr);
+  EXPECT_EQ(text(Arg), "out");
+}
+
+TEST_F(ProvenanceTest, OriginAndItsChainOfDefinitions) {
+  OriginResult R = model().origin(lastRef("scaled"));
+  EXPECT_EQ(R.Kind, TensorOrigin::GraphAttached);
+  ASSERT_NE(R.Source, nullptr);
+  EXPECT_EQ(text(R.Source), "net->forward(x)");
+  std::vector<std::string> Chain;
+  for (const Expr *E : R.Chain)
+    Chain.push_back(text(E));
+  // scaled <- loss * 2 <- out.sum() <- score(net, x) <- return net->forward(x)
+  EXPECT_EQ(Chain, (std::vector<std::string>{"loss * 2", "out.sum()", "score(net, x)", "net->forward(x)"}));
+  EXPECT_EQ(model().origin(lastRef("detached")).Kind, TensorOrigin::Detached);
+  ASSERT_EQ(model().origin(lastRef("detached")).Chain.size(), 1u);
+  EXPECT_EQ(text(model().origin(lastRef("detached")).Chain[0]), "scaled.detach()");
+}
+
+TEST_F(ProvenanceTest, LeafAndCutAreQuestionsOfTheSameWalk) {
+  // `view.add_(1)`: a view of a leaf that requires grad, through the local's initializer.
+  auto AddCall = match(findAll(cxxMemberCallExpr(on(declRefExpr(to(varDecl(hasName("view"))))),
+                                                        callee(cxxMethodDecl(hasName("add_"))))
+                                          .bind("c")),
+                              ctx());
+  ASSERT_FALSE(AddCall.empty());
+  const auto *Add = AddCall[0].getNodeAs<CXXMemberCallExpr>("c");
+  std::optional<LeafFact> L = model().leafAt(Add->getImplicitObjectArgument(), Add);
+  ASSERT_TRUE(L);
+  EXPECT_EQ(L->Kind, LeafKind::Created);
+  EXPECT_TRUE(L->View);
+  EXPECT_FALSE(model().leafAt(lastRef("scaled"), lastRef("scaled")));
+  // The output cut follows the lambda's parameter to the argument its call passes.
+  std::optional<OutputCut> C = model().outputCut(lastRef("through_lambda"));
+  ASSERT_TRUE(C);
+  EXPECT_EQ(C->Cut, nullptr);
+  ASSERT_TRUE(model().outputCut(lastRef("detached")));
+  EXPECT_NE(model().outputCut(lastRef("detached"))->Cut, nullptr);
+}
+
+} // namespace
