@@ -462,12 +462,6 @@ void forEachUserDecl(ASTContext &Ctx, const std::function<void(Decl *)> &Fn) {
   }
 }
 
-std::vector<const CallExpr *> callersOf(const FunctionDecl *FD, ASTContext &Ctx) {
-  return AutogradModel::get(Ctx).callersOf(FD).vec();
-}
-
-bool inNoGradScope(const Stmt *S, ASTContext &Ctx) { return AutogradModel::get(Ctx).gradDisabledAt(S); }
-
 bool isUninstantiatedPattern(const FunctionDecl *Fn) {
   if (const FunctionTemplateDecl *FT = Fn->getDescribedFunctionTemplate())
     if (!FT->specializations().empty())

@@ -140,16 +140,8 @@ const clang::FunctionDecl *enclosingFunction(const clang::Stmt *S, clang::ASTCon
 /// the missing call may be what the compiler lost.
 bool holdsUnparsedCode(const clang::Stmt *S, clang::ASTContext &Ctx);
 
-/// Whether autograd is off where \p S runs: a no-grad guard alive in an enclosing block
-/// before \p S, or every visible call of the enclosing function happens in such a scope
-/// (followed up to a few callers deep). A nearer AutoGradMode(true) re-enables grad.
-bool inNoGradScope(const clang::Stmt *S, clang::ASTContext &Ctx);
-
 /// Calls \p Fn for each top-level declaration of user code (not from system headers).
 void forEachUserDecl(clang::ASTContext &Ctx, const std::function<void(clang::Decl *)> &Fn);
-/// Calls to \p FD anywhere in user code.
-std::vector<const clang::CallExpr *> callersOf(const clang::FunctionDecl *FD,
-                                                clang::ASTContext &Ctx);
 
 /// Whether \p Fn is, or is nested in, a template pattern with no instantiation in this
 /// translation unit: the only place its code can be analysed, as written and by name.

@@ -141,10 +141,11 @@ TEST_F(VocabularyTest, GradModeGuards) {
 }
 
 TEST_F(VocabularyTest, NoGradScopes) {
-  EXPECT_TRUE(inNoGradScope(declOf("guarded"), ctx()));
-  EXPECT_FALSE(inNoGradScope(declOf("attached"), ctx()));
+  AutogradModel &M = AutogradModel::get(ctx());
+  EXPECT_TRUE(M.gradDisabledAt(declOf("guarded")));
+  EXPECT_FALSE(M.gradDisabledAt(declOf("attached")));
   // The guard is in the only caller of evaluate().
-  EXPECT_TRUE(inNoGradScope(declOf("pred_in_callee"), ctx()));
+  EXPECT_TRUE(M.gradDisabledAt(declOf("pred_in_callee")));
 }
 
 TEST_F(VocabularyTest, Loops) {
