@@ -1,4 +1,5 @@
 // Unit tests of utils/AutogradModel, one or more per query, on real LibTorch code.
+#include "TestAST.h"
 #include "utils/AutogradModel.h"
 
 #include "clang/ASTMatchers/ASTMatchFinder.h"
@@ -351,18 +352,9 @@ void accumulate_through_lambda(torch::Tensor x, std::vector<torch::Tensor> batch
 class AutogradModelTest : public ::testing::Test {
 protected:
   static void SetUpTestSuite() {
-    std::vector<std::string> Args = {"-std=c++17", "-isystem", TORCHTIDY_TORCH_INCLUDE,
-                                     "-include-pch", TORCHTIDY_TEST_PCH,
-                                     "-resource-dir", TORCHTIDY_CLANG_RESOURCE_DIR};
-    AST = tooling::buildASTFromCodeWithArgs(Code, Args, "model.cpp").release();
+    AST = test::parseMainFile(Code, "model.cpp").release();
     ASSERT_NE(AST, nullptr);
     ASSERT_FALSE(AST->getDiagnostics().hasErrorOccurred());
-    std::vector<Decl *> Scope;
-    forEachUserDecl(ctx(), [&](Decl *D) {
-      if (ctx().getSourceManager().isInMainFile(D->getLocation()))
-        Scope.push_back(D);
-    });
-    ctx().setTraversalScope(Scope);
   }
   static void TearDownTestSuite() { delete AST; }
 

@@ -1,5 +1,6 @@
 // Unit tests of utils/Provenance: the definitions the walk follows, and the questions the
 // model asks of it (origin with its chain of definitions, leaf, output cut), on real LibTorch code.
+#include "TestAST.h"
 #include "utils/AutogradModel.h"
 #include "utils/Provenance.h"
 
@@ -52,18 +53,9 @@ void definitions(Net &net, torch::Tensor x) {
 class ProvenanceTest : public ::testing::Test {
 protected:
   static void SetUpTestSuite() {
-    std::vector<std::string> Args = {"-std=c++17", "-isystem", TORCHTIDY_TORCH_INCLUDE,
-                                     "-include-pch", TORCHTIDY_TEST_PCH,
-                                     "-resource-dir", TORCHTIDY_CLANG_RESOURCE_DIR};
-    AST = tooling::buildASTFromCodeWithArgs(Code, Args, "provenance.cpp").release();
+    AST = test::parseMainFile(Code, "provenance.cpp").release();
     ASSERT_NE(AST, nullptr);
     ASSERT_FALSE(AST->getDiagnostics().hasErrorOccurred());
-    std::vector<Decl *> Scope;
-    forEachUserDecl(ctx(), [&](Decl *D) {
-      if (ctx().getSourceManager().isInMainFile(D->getLocation()))
-        Scope.push_back(D);
-    });
-    ctx().setTraversalScope(Scope);
   }
   static void TearDownTestSuite() { delete AST; }
 

@@ -1,4 +1,5 @@
 // Unit tests of checks/utils on real LibTorch code (libtorch-dev headers through the test PCH).
+#include "TestAST.h"
 #include "utils/AutogradModel.h"
 #include "utils/TorchMatchers.h"
 
@@ -87,19 +88,9 @@ void training_via_helper(torch::optim::Optimizer &o) {
 class VocabularyTest : public ::testing::Test {
 protected:
   static void SetUpTestSuite() {
-    std::vector<std::string> Args = {"-std=c++17", "-isystem", TORCHTIDY_TORCH_INCLUDE,
-                                     "-include-pch", TORCHTIDY_TEST_PCH,
-                                     "-resource-dir", TORCHTIDY_CLANG_RESOURCE_DIR};
-    AST = tooling::buildASTFromCodeWithArgs(Code, Args, "vocabulary.cpp").release();
+    AST = test::parseMainFile(Code, "vocabulary.cpp").release();
     ASSERT_NE(AST, nullptr);
     ASSERT_FALSE(AST->getDiagnostics().hasErrorOccurred());
-    // Only this file's declarations: the torch headers declare many variables named 'a'.
-    std::vector<Decl *> Scope;
-    forEachUserDecl(ctx(), [&](Decl *D) {
-      if (ctx().getSourceManager().isInMainFile(D->getLocation()))
-        Scope.push_back(D);
-    });
-    ctx().setTraversalScope(Scope);
   }
   static void TearDownTestSuite() { delete AST; }
 
