@@ -3,8 +3,6 @@
 #include "utils/AutogradModel.h"
 
 #include "clang/ASTMatchers/ASTMatchFinder.h"
-#include "clang/Frontend/ASTUnit.h"
-#include "clang/Tooling/Tooling.h"
 
 #include <gtest/gtest.h>
 

@@ -5,8 +5,6 @@
 #include "utils/Provenance.h"
 
 #include "clang/ASTMatchers/ASTMatchFinder.h"
-#include "clang/Frontend/ASTUnit.h"
-#include "clang/Tooling/Tooling.h"
 
 #include <gtest/gtest.h>
 

@@ -4,8 +4,6 @@
 #include "utils/TorchMatchers.h"
 
 #include "clang/ASTMatchers/ASTMatchFinder.h"
-#include "clang/Frontend/ASTUnit.h"
-#include "clang/Tooling/Tooling.h"
 
 #include <gtest/gtest.h>
 
