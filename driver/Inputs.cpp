@@ -76,6 +76,21 @@ Expected<std::unique_ptr<CompilationDatabase>> loadJsonDatabase(StringRef Path,
   return inferTargetAndDriverMode(inferMissingCompileCommands(std::move(*DB)));
 }
 
+/// The first compile_commands.json in the directory of \p FirstFile (the working directory
+/// when empty) or above it, as clang-tidy finds it; empty when there is none.
+std::string databaseAbove(StringRef FirstFile) {
+  SmallString<256> Start(FirstFile.empty() ? absolutePath(".") : absolutePath(FirstFile));
+  if (!FirstFile.empty())
+    sys::path::remove_filename(Start);
+  for (StringRef D = Start; !D.empty(); D = sys::path::parent_path(D)) {
+    SmallString<256> Json(D);
+    sys::path::append(Json, "compile_commands.json");
+    if (sys::fs::exists(Json))
+      return Json.str().str();
+  }
+  return "";
+}
+
 /// Finds and loads the compilation database; \p Dir receives the directory it is in.
 Expected<std::unique_ptr<CompilationDatabase>> findDatabase(StringRef FirstFile, std::string &Dir,
                                                             std::string &File,
@@ -102,18 +117,14 @@ Expected<std::unique_ptr<CompilationDatabase>> findDatabase(StringRef FirstFile,
     return createStringError(inconvertibleErrorCode(), "%s: no compile_commands.json in this directory",
                              BuildPath.c_str());
   }
+  if (std::string Json = databaseAbove(FirstFile); !Json.empty()) {
+    Dir = sys::path::parent_path(Json).str();
+    File = Json;
+    return loadJsonDatabase(Json, Skipped);
+  }
   SmallString<256> Start(FirstFile.empty() ? absolutePath(".") : absolutePath(FirstFile));
   if (!FirstFile.empty())
     sys::path::remove_filename(Start);
-  for (StringRef D = Start; !D.empty(); D = sys::path::parent_path(D)) {
-    SmallString<256> Json(D);
-    sys::path::append(Json, "compile_commands.json");
-    if (sys::fs::exists(Json)) {
-      Dir = D.str();
-      File = Json.str().str();
-      return loadJsonDatabase(Json, Skipped);
-    }
-  }
   return createStringError(inconvertibleErrorCode(),
                            "no compile_commands.json found in %s or its parents; pass -p "
                            "<build-dir> or compile flags after --",
@@ -614,17 +625,7 @@ Error verifyClangTidyInputs(ArrayRef<std::string> Args) {
     if (sys::fs::is_directory(Json))
       sys::path::append(Json, "compile_commands.json");
   } else {
-    SmallString<256> Start(absolutePath(FirstSource.empty() ? "." : FirstSource));
-    if (!FirstSource.empty())
-      sys::path::remove_filename(Start);
-    for (StringRef D = Start; !D.empty(); D = sys::path::parent_path(D)) {
-      SmallString<256> Candidate(D);
-      sys::path::append(Candidate, "compile_commands.json");
-      if (sys::fs::exists(Candidate)) {
-        Json = Candidate;
-        break;
-      }
-    }
+    Json = databaseAbove(FirstSource);
   }
   if (Json.empty() || !sys::fs::exists(Json))
     return Error::success();

@@ -542,6 +542,7 @@ private:
         if (Pid > 0 && Current.Cancelled)
           ::kill(Pid, SIGKILL);
       });
+      forgetWorker();
       if (!Key.empty() && !O.Internal)
         Cache->store(Key, O.Result, Started);
     }
@@ -568,6 +569,14 @@ private:
     if (!O.Result.Problem.empty())
       log(InfoMessage, Analyzed + ": " + O.Result.Problem);
     publishFindings(Uri, Version, Analyzed, Text, O.Result);
+  }
+
+  /// The worker of the current job has exited: its process ID may be reused, so nothing may
+  /// signal it any more (publishIndex enqueues documents while a summary job is current).
+  void forgetWorker() {
+    std::lock_guard<std::mutex> G(Lock);
+    Current.Pid = 0;
+    setWorker(0, 0);
   }
 
   /// The first analysis in a compilation database queues its other translation units, to be
@@ -605,6 +614,7 @@ private:
             ::kill(Pid, SIGKILL);
         }
       });
+      forgetWorker();
       bool Cancelled;
       {
         std::lock_guard<std::mutex> G(Lock);
