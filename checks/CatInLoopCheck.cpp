@@ -77,16 +77,6 @@ const Expr *selfElement(const CallExpr *Join, const Expr *Acc, ASTContext &Ctx) 
   return nullptr;
 }
 
-/// What keeps \p Acc alive between iterations: its variable, or the field of `this`.
-const ValueDecl *rootOf(const Expr *Acc) {
-  Acc = asSpelled(Acc);
-  if (const auto *DRE = dyn_cast<DeclRefExpr>(Acc))
-    return dyn_cast<VarDecl>(DRE->getDecl());
-  if (const auto *ME = dyn_cast<MemberExpr>(Acc))
-    return isa<CXXThisExpr>(asSpelled(ME->getBase())) ? dyn_cast<FieldDecl>(ME->getMemberDecl()) : rootOf(ME->getBase());
-  return nullptr;
-}
-
 /// Whether \p E reads \p Acc.
 bool mentions(const Expr *E, const Expr *Acc, ASTContext &Ctx) {
   return llvm::any_of(match(findAll(expr(anyOf(declRefExpr(), memberExpr())).bind("r")), *E, Ctx),
@@ -130,37 +120,6 @@ bool growsUnbounded(const Expr *Acc, const Stmt *Scope, ASTContext &Ctx) {
   return true;
 }
 
-/// Where a helper that grows a field, a global or a reference parameter is called in a loop
-/// that keeps what it grows: that call and its loop (callers up to \p Depth deep).
-std::pair<const CallExpr *, const Stmt *> loopingCaller(const FunctionDecl *Fn, const ValueDecl *Root,
-                                                        AutogradModel &Model, unsigned Depth) {
-  ASTContext &Ctx = Model.context();
-  for (const CallExpr *Call : Model.callersOf(Fn)) {
-    const Stmt *Loop = Model.enclosingLoop(Call);
-    if (const auto *Param = dyn_cast<ParmVarDecl>(Root)) {
-      // The caller's argument must be what outlives the caller's loop.
-      const Expr *Passed = argumentFor(Call, Param);
-      const ValueDecl *Arg = Passed ? rootOf(Passed) : nullptr;
-      if (Loop && Arg && Model.outlivesIteration(Arg, Loop))
-        return {Call, Loop};
-      continue;
-    }
-    if (const auto *VD = dyn_cast<VarDecl>(Root); VD && VD->hasLocalStorage()) {
-      // A local captured by a lambda: it must be declared outside the loop that calls it.
-      if (Loop && Model.outlivesIteration(VD, Loop))
-        return {Call, Loop};
-      continue;
-    }
-    if (Loop)
-      return {Call, Loop};
-    const FunctionDecl *Outer = enclosingFunction(Call, Ctx);
-    if (Depth > 1 && Outer && Outer != Fn)
-      if (auto Found = loopingCaller(Outer, Root, Model, Depth - 1); Found.first)
-        return {Call, Found.second};
-  }
-  return {nullptr, nullptr};
-}
-
 } // namespace
 
 void CatInLoopCheck::registerMatchers(MatchFinder *Finder) {
@@ -182,7 +141,7 @@ void CatInLoopCheck::check(const MatchFinder::MatchResult &Result) {
   const FunctionDecl *Fn = enclosingFunction(Assign, Ctx);
   if (!Fn || !Fn->hasBody() || (!Join->getDirectCallee() && !isUninstantiatedPattern(Fn)))
     return;
-  const ValueDecl *Root = rootOf(Acc);
+  const ValueDecl *Root = objectRoot(Acc);
   if (!Root || (!isTensorType(Acc->getType()) && !Acc->isTypeDependent()))
     return;
   AutogradModel &Model = model(Ctx);
@@ -201,9 +160,11 @@ void CatInLoopCheck::check(const MatchFinder::MatchResult &Result) {
                         (!isa<ParmVarDecl>(VD) && VD->getDeclContext() != Fn)));
     if (!Kept || !growsUnbounded(Acc, Fn->getBody(), Ctx))
       return;
-    std::tie(Via, Loop) = loopingCaller(Fn, Root, Model, Model.depth());
-    if (!Via)
+    LoopSite Site = Model.loopKeeping(Assign, Root);
+    if (!Site.Loop)
       return;
+    Loop = Site.Loop;
+    Via = Site.Via;
   }
   diag(Join->getBeginLoc(),
        "'%0' is grown by 'torch::%1' of itself on every iteration, copying everything accumulated so far "

@@ -3,7 +3,6 @@
 #include "utils/AutogradModel.h"
 #include "utils/FixIts.h"
 
-#include "clang/AST/ParentMapContext.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 
 using namespace clang;
@@ -28,44 +27,6 @@ AST_MATCHER(Expr, createsOptimizer) {
   return Callee && Callee->isInStdNamespace() && Callee->getIdentifier() &&
          (Callee->getName() == "make_unique" || Callee->getName() == "make_shared") &&
          isOptimizerType(Node.getType());
-}
-
-/// The local variable \p E names, through `*p`, `p->` and implicit conversions.
-const VarDecl *namedVar(const Expr *E) {
-  E = E->IgnoreParenImpCasts();
-  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E);
-      Op && (Op->getOperator() == OO_Arrow || Op->getOperator() == OO_Star) && Op->getNumArgs() == 1)
-    return namedVar(Op->getArg(0));
-  if (const auto *UO = dyn_cast<UnaryOperator>(E); UO && UO->getOpcode() == UO_Deref)
-    return namedVar(UO->getSubExpr());
-  const auto *Ref = dyn_cast<DeclRefExpr>(E);
-  return Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
-}
-
-/// The variable that holds the optimizer \p Create makes: the one it initialises, is assigned
-/// to, or `reset()` with it.
-const VarDecl *holderOf(const Expr *Create, ASTContext &Ctx) {
-  DynTypedNode Child = DynTypedNode::create(*Create);
-  for (int Hops = 0; Hops < 6; ++Hops) {
-    auto Parents = Ctx.getParents(Child);
-    if (Parents.size() != 1)
-      return nullptr;
-    const DynTypedNode &P = Parents[0];
-    if (const auto *VD = P.get<VarDecl>())
-      return VD->hasLocalStorage() ? VD : nullptr;
-    if (const auto *Assign = P.get<BinaryOperator>())
-      return Assign->isAssignmentOp() ? namedVar(Assign->getLHS()) : nullptr;
-    if (const auto *Op = P.get<CXXOperatorCallExpr>())
-      return Op->isAssignmentOp() ? namedVar(Op->getArg(0)) : nullptr;
-    if (const auto *Member = P.get<CXXMemberCallExpr>())
-      return Member->getMethodDecl() && Member->getMethodDecl()->getName() == "reset"
-                 ? namedVar(Member->getImplicitObjectArgument())
-                 : nullptr;
-    if (!P.get<Expr>())
-      return nullptr;
-    Child = P; // implicit conversions, temporaries, the unique_ptr<Derived> -> <Base> conversion
-  }
-  return nullptr;
 }
 
 /// The optimizer class \p Create makes (for std::make_unique<Adam>, Adam).
@@ -133,7 +94,7 @@ void OptimizerConstructedInLoopCheck::check(const MatchFinder::MatchResult &Resu
   if (Create->getBeginLoc().isMacroID() || !Fn ||
       (Fn->isDependentContext() && !isUninstantiatedPattern(Fn)))
     return;
-  const VarDecl *Holder = holderOf(Create, Ctx);
+  const VarDecl *Holder = receivingVariable(Create, Ctx);
   if (!Holder || isStatelessSGD(Create, Ctx))
     return;
 

@@ -251,6 +251,26 @@ const ValueDecl *containerRoot(const Expr *E) {
   return nullptr;
 }
 
+namespace {
+const Expr *asSpelled(const Expr *E) {
+  for (const Expr *Prev = nullptr; E && E != Prev;) {
+    Prev = E;
+    E = E->IgnoreUnlessSpelledInSource()->IgnoreParens();
+  }
+  return E;
+}
+} // namespace
+
+const ValueDecl *objectRoot(const Expr *E) {
+  E = asSpelled(E);
+  if (const auto *DRE = dyn_cast_or_null<DeclRefExpr>(E))
+    return dyn_cast<VarDecl>(DRE->getDecl());
+  if (const auto *ME = dyn_cast_or_null<MemberExpr>(E))
+    return isa<CXXThisExpr>(asSpelled(ME->getBase())) ? dyn_cast<FieldDecl>(ME->getMemberDecl())
+                                                       : objectRoot(ME->getBase());
+  return nullptr;
+}
+
 const ValueDecl *namedDecl(const Expr *E) {
   E = E->IgnoreParenImpCasts();
   if (const auto *DRE = dyn_cast<DeclRefExpr>(E))

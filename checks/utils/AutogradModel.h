@@ -125,6 +125,9 @@ const clang::ParmVarDecl *parameterFor(const clang::CallExpr *Call, const clang:
 
 /// The variable or field \p E names directly: `total`, `this->total_`, `stats.loss`.
 const clang::ValueDecl *namedDecl(const clang::Expr *E);
+/// The variable or field that holds the object \p E denotes as a whole: `acc`, `this->acc_`,
+/// `s.acc` (the object `s`); null for an element (`v[k]`, `*p`) or a computed value.
+const clang::ValueDecl *objectRoot(const clang::Expr *E);
 /// The variable or field whose lifetime bounds the container \p E: `v` in `v`, `v[k]`,
 /// `v.at(k)`, `*p`, `p->...`, `s.losses` (the object `s`), `this->losses_` (the field).
 const clang::ValueDecl *containerRoot(const clang::Expr *E);
@@ -148,8 +151,15 @@ enum class ValueFate {
 /// casts, parentheses, temporaries, cleanups, a copy or move): the variable it initialises, the
 /// call, operator or member access it is an operand of, the return, the statement it stands
 /// alone in. \p Carried (optional) receives \p E with those wrappers: the child of that node.
-/// The first step of "where does this value go"; null (no kind) at the top of the tree.
+/// The first step of "where does this value go"; null (no kind) at the top of the tree and at a
+/// node shared by a template and its instantiation (several parents: no one user).
 clang::DynTypedNode valueUser(const clang::Expr *E, clang::ASTContext &Ctx, const clang::Stmt **Carried = nullptr);
+/// The variable that receives the value of \p E: the local it initialises (a static or global one
+/// is initialised once: null), or the variable it is assigned to or a smart pointer `reset()` with
+/// (`v = E`, `*p = E`, `p.reset(E)`: `v`, `p`), past what carries it (valueUser) and a few
+/// expressions that wrap it (a conversion of unique_ptr<Derived> to unique_ptr<Base>, `new`,
+/// `std::move`). Null when the value goes anywhere else.
+const clang::VarDecl *receivingVariable(const clang::Expr *E, clang::ASTContext &Ctx);
 
 /// Whether \p S runs only under a condition within \p Scope (an `if` or `switch` branch, a `?:`
 /// arm, the condition itself included): `if (!acc.defined()) acc = x;`, `case 0: acc = x;`.
@@ -324,6 +334,13 @@ public:
   /// The calls of \p Fn made in a loop of their own function, each with the innermost loop
   /// around it (LoopSite::Via: the call), in callersOf order.
   llvm::SmallVector<LoopSite, 4> callsInLoops(const clang::FunctionDecl *Fn);
+  /// The loop that keeps what \p Write, in a helper, puts into \p Kept from one call to the
+  /// next, and the call in it that reaches the helper (Via). \p Kept is a reference parameter:
+  /// a call (callsInLoops) in a loop that what the call passes for it (objectRoot) outlives
+  /// (outlivesIteration); a local of another function, captured by a lambda: a call in a loop
+  /// it outlives; a field or a global: the innermost loop around a call of the helper or of a
+  /// function calling it (up to depth() callers).
+  LoopSite loopKeeping(const clang::Stmt *Write, const clang::ValueDecl *Kept);
   /// The innermost training loop around \p S, in its function or around a caller.
   const clang::Stmt *trainingLoopOf(const clang::Stmt *S);
   /// The first event of one of \p Kinds that \p Loop runs at its own level: in its body outside

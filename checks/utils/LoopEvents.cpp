@@ -228,6 +228,29 @@ LoopSite AutogradModel::loopAround(const Stmt *S, llvm::function_ref<bool(const 
   return S ? Find(S, Opts.CallDepth) : LoopSite{};
 }
 
+LoopSite AutogradModel::loopKeeping(const Stmt *Write, const ValueDecl *Kept) {
+  const FunctionDecl *Fn = Write ? enclosingFunction(Write, Ctx) : nullptr;
+  if (!Fn || !Kept)
+    return {};
+  if (const auto *Param = dyn_cast<ParmVarDecl>(Kept)) {
+    // What the caller passes for it must outlive the caller's loop.
+    for (const LoopSite &Site : callsInLoops(Fn)) {
+      const Expr *Passed = argumentFor(Site.Via, Param);
+      if (const ValueDecl *Arg = Passed ? objectRoot(Passed) : nullptr; Arg && outlivesIteration(Arg, Site.Loop))
+        return Site;
+    }
+    return {};
+  }
+  if (const auto *VD = dyn_cast<VarDecl>(Kept); VD && VD->hasLocalStorage()) {
+    // A local captured by a lambda: declared outside the loop that calls the lambda.
+    for (const LoopSite &Site : callsInLoops(Fn))
+      if (outlivesIteration(VD, Site.Loop))
+        return Site;
+    return {};
+  }
+  return loopAround(Write, [](const Stmt *) { return true; }, /*ThroughLambdaCalls=*/true);
+}
+
 const Stmt *AutogradModel::trainingLoopOf(const Stmt *S) {
   // A lambda's loop is found where it is defined (enclosingLoop), not through its calls.
   return loopAround(S, [&](const Stmt *L) { return loop(L).Kind == LoopKind::Training; },

@@ -218,10 +218,31 @@ private:
 };
 } // namespace
 
+namespace {
+/// The one parent of \p S; none at the top of the tree, and none for a node shared by a template
+/// and its instantiation (several parents: which one holds the value depends on the instance).
+DynTypedNode soleParent(const Stmt *S, ASTContext &Ctx) {
+  DynTypedNodeList Parents = Ctx.getParents(*S);
+  return Parents.size() == 1 ? Parents[0] : DynTypedNode();
+}
+
+/// The variable \p E names, through `*p` and `p->`.
+const VarDecl *pointerVariable(const Expr *E) {
+  E = E->IgnoreParenImpCasts();
+  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E);
+      Op && (Op->getOperator() == OO_Arrow || Op->getOperator() == OO_Star) && Op->getNumArgs() == 1)
+    return pointerVariable(Op->getArg(0));
+  if (const auto *UO = dyn_cast<UnaryOperator>(E); UO && UO->getOpcode() == UO_Deref)
+    return pointerVariable(UO->getSubExpr());
+  const auto *Ref = dyn_cast<DeclRefExpr>(E);
+  return Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+}
+} // namespace
+
 DynTypedNode valueUser(const Expr *E, ASTContext &Ctx, const Stmt **Carried) {
   const Stmt *Child = E;
-  DynTypedNode P = parentOf(Child, Ctx);
-  for (unsigned Steps = 0; Steps < 16; ++Steps, P = parentOf(Child, Ctx)) {
+  DynTypedNode P = soleParent(Child, Ctx);
+  for (unsigned Steps = 0; Steps < 16; ++Steps, P = soleParent(Child, Ctx)) {
     const auto *PE = P.get<Expr>();
     const auto *Copy = dyn_cast_or_null<CXXConstructExpr>(PE);
     bool Carries = PE && (isa<ImplicitCastExpr, ParenExpr, MaterializeTemporaryExpr, CXXBindTemporaryExpr,
@@ -234,6 +255,29 @@ DynTypedNode valueUser(const Expr *E, ASTContext &Ctx, const Stmt **Carried) {
   if (Carried)
     *Carried = Child;
   return P;
+}
+
+const VarDecl *receivingVariable(const Expr *E, ASTContext &Ctx) {
+  const Stmt *Child = E;
+  for (unsigned Wrappers = 0; Wrappers < 6; ++Wrappers) {
+    DynTypedNode User = valueUser(cast<Expr>(Child), Ctx, &Child);
+    if (const auto *VD = User.get<VarDecl>())
+      return VD->hasLocalStorage() ? VD : nullptr;
+    if (const auto *Assign = User.get<BinaryOperator>())
+      return Assign->isAssignmentOp() ? pointerVariable(Assign->getLHS()) : nullptr;
+    if (const auto *Op = User.get<CXXOperatorCallExpr>())
+      return Op->isAssignmentOp() ? pointerVariable(Op->getArg(0)) : nullptr;
+    if (const auto *Member = User.get<CXXMemberCallExpr>())
+      return Member->getMethodDecl() && Member->getMethodDecl()->getName() == "reset"
+                 ? pointerVariable(Member->getImplicitObjectArgument())
+                 : nullptr;
+    // A conversion of unique_ptr<Derived> to unique_ptr<Base>, `new`, `std::move(...)`.
+    const auto *Wrapper = User.get<Expr>();
+    if (!Wrapper)
+      return nullptr;
+    Child = Wrapper;
+  }
+  return nullptr;
 }
 
 ValueFate AutogradModel::fateOf(const ValueDecl *Holder) { return Holder ? FateTracer(*this).of(Holder) : ValueFate::Escapes; }

@@ -191,6 +191,28 @@ torch::Tensor positiveReferenceParameterHelper(torch::Tensor x) {
   return table;
 }
 
+class EpisodeLog {
+public:
+  void push(const torch::Tensor &step) {
+    steps_ = torch::cat({steps_, step.flatten()});
+    // CHECK: :[[@LINE-1]]:14: warning: 'steps_' is grown by 'torch::cat' of itself
+  }
+
+private:
+  torch::Tensor steps_ = torch::empty({0});
+};
+
+void recordStep(EpisodeLog &log, const torch::Tensor &obs) { log.push(obs * 2); }
+
+void positiveHelperTwoCallsDeep(EpisodeLog &log, torch::Tensor obs) {
+  // The note names the call in the loop (as every check's "loop here, else the caller's"
+  // does), not the helper's own call in recordStep, which runs in no loop of its function.
+  for (int t = 0; t < 512; ++t)
+    // CHECK: :[[@LINE+2]]:5: note: called on every iteration here
+    // CHECK: :[[@LINE-2]]:3: note: loop starts here
+    recordStep(log, obs + t);
+}
+
 // ---- negatives ----------------------------------------------------------------------------
 
 torch::Tensor negativeCollectThenCatOnce(Net model) {

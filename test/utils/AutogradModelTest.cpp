@@ -345,6 +345,32 @@ void accumulate_through_lambda(torch::Tensor x, std::vector<torch::Tensor> batch
     lambda_sum = x;
   add_into(lambda_sum, x);
 }
+// Helpers that grow what their callers keep (loopKeeping).
+struct Grower {
+  torch::Tensor grown_field;
+  void grow(const torch::Tensor &x) { grown_field = torch::cat({grown_field, x}); }
+};
+void grow_param(torch::Tensor &grown_param, const torch::Tensor &x) { grown_param = torch::cat({grown_param, x}); }
+void grow_through(Grower &g, const torch::Tensor &x) { g.grow(x); }
+void growers(Grower &g, torch::Tensor x) {
+  torch::Tensor kept_table = torch::empty({0});
+  for (int i = 0; i < 3; ++i) {
+    torch::Tensor fresh_table = torch::empty({0});
+    grow_param(fresh_table, x);
+    grow_param(kept_table, x);
+    grow_through(g, x);
+  }
+}
+// Where a new object goes (receivingVariable).
+void holders(Net &net) {
+  torch::optim::SGD held_opt(net->parameters(), 0.1);
+  std::unique_ptr<torch::optim::Optimizer> held_ptr;
+  held_ptr = std::make_unique<torch::optim::SGD>(net->parameters(), 0.1);
+  held_ptr.reset(new torch::optim::SGD(net->parameters(), 0.1));
+  static torch::optim::SGD static_opt(net->parameters(), 0.1);
+  std::vector<std::unique_ptr<torch::optim::Optimizer>> many;
+  many.push_back(std::make_unique<torch::optim::SGD>(net->parameters(), 0.1));
+}
 )cpp";
 
 class AutogradModelTest : public ::testing::Test {
@@ -890,6 +916,60 @@ TEST_F(AutogradModelTest, ValueEscapes) {
   // Copied only into another local of the iteration.
   EXPECT_FALSE(model().valueEscapes(var("scratch_local"), Body));
   EXPECT_TRUE(model().valueEscapes(var("kept"), function("keeps")->getBody()));
+}
+
+
+TEST_F(AutogradModelTest, LoopKeeping) {
+  auto Assigns = [&](StringRef Fn) {
+    return match(findAll(cxxOperatorCallExpr(hasOverloadedOperatorName("="), hasAncestor(functionDecl(hasName(Fn))))
+                             .bind("a")),
+                 ctx());
+  };
+  // A reference parameter: the call whose argument outlives the loop (kept_table), not the one
+  // passing a table declared in the loop (fresh_table).
+  const FunctionDecl *GrowParam = function("grow_param");
+  auto InParam = Assigns("grow_param");
+  ASSERT_FALSE(InParam.empty());
+  LoopSite Site = model().loopKeeping(InParam.front().getNodeAs<Stmt>("a"), GrowParam->getParamDecl(0));
+  EXPECT_EQ(Site.Loop, loopIn("growers"));
+  ASSERT_NE(Site.Via, nullptr);
+  EXPECT_EQ(objectRoot(Site.Via->getArg(0)), var("kept_table"));
+  // A field: the loop around a caller of the helper's caller; Via is the call in that loop.
+  auto InField = Assigns("grow");
+  ASSERT_FALSE(InField.empty());
+  const auto *Field = cast<FieldDecl>(objectRoot(InField.front().getNodeAs<CXXOperatorCallExpr>("a")->getArg(0)));
+  EXPECT_EQ(Field->getName(), "grown_field");
+  Site = model().loopKeeping(InField.front().getNodeAs<Stmt>("a"), Field);
+  EXPECT_EQ(Site.Loop, loopIn("growers"));
+  EXPECT_EQ(Site.Via, callOf("grow_through", "growers"));
+  // Elements and computed values have no root object.
+  EXPECT_EQ(objectRoot(callOf("empty", "growers")), nullptr);
+}
+
+TEST_F(AutogradModelTest, ReceivingVariable) {
+  EXPECT_EQ(receivingVariable(var("held_opt")->getInit(), ctx()), var("held_opt"));
+  // Assigned (through the unique_ptr<SGD> to unique_ptr<Optimizer> conversion), or reset with.
+  // In source order, each once (matching visits some nodes more than once).
+  auto Distinct = [&](const auto &Matcher) {
+    llvm::SmallVector<const Expr *, 2> Found;
+    for (const BoundNodes &B : match(findAll(expr(Matcher, isExpansionInMainFile(),
+                                                 hasAncestor(functionDecl(hasName("holders"))))
+                                                .bind("e")),
+                                     ctx()))
+      if (!llvm::is_contained(Found, B.getNodeAs<Expr>("e")))
+        Found.push_back(B.getNodeAs<Expr>("e"));
+    llvm::sort(Found, [](const Expr *A, const Expr *B) { return A->getBeginLoc() < B->getBeginLoc(); });
+    return Found;
+  };
+  auto MakeUnique = Distinct(callExpr(callee(functionDecl(hasName("make_unique")))));
+  ASSERT_EQ(MakeUnique.size(), 2u);
+  EXPECT_EQ(receivingVariable(MakeUnique[0], ctx()), var("held_ptr"));
+  auto New = Distinct(cxxNewExpr());
+  ASSERT_EQ(New.size(), 1u);
+  EXPECT_EQ(receivingVariable(New.front(), ctx()), var("held_ptr"));
+  // A static is initialised once; an element of a container is no variable.
+  EXPECT_EQ(receivingVariable(var("static_opt")->getInit(), ctx()), nullptr);
+  EXPECT_EQ(receivingVariable(MakeUnique[1], ctx()), nullptr);
 }
 
 } // namespace
