@@ -73,16 +73,62 @@ AutogradModel::~AutogradModel() = default;
 
 // ---- calls and functions -------------------------------------------------------------------
 
+namespace {
+/// The parameter holding a std::function (or another callable whose call operator is library
+/// code) that \p Call calls: `callback` in `callback(loss)`.
+const ParmVarDecl *calledParameter(const CallExpr *Call) {
+  const auto *Op = dyn_cast<CXXOperatorCallExpr>(Call);
+  const FunctionDecl *Callee = Call->getDirectCallee();
+  if (!Op || Op->getOperator() != OO_Call || !Callee || !isInSystemHeader(Callee))
+    return nullptr;
+  const auto *Ref = dyn_cast<DeclRefExpr>(Op->getArg(0)->IgnoreParenImpCasts());
+  return Ref ? dyn_cast<ParmVarDecl>(Ref->getDecl()) : nullptr;
+}
+
+/// The one function the callable \p E is: a lambda (its call operator), a local initialised with
+/// one, a function named or taken the address of; through conversions and the construction of a
+/// std::function. Null for anything else (a parameter, a member, a computed callable).
+const FunctionDecl *callableValue(const Expr *E, unsigned Steps = 8) {
+  while (E && Steps--) {
+    E = E->IgnoreImplicit()->IgnoreParens();
+    if (const auto *Lambda = dyn_cast<LambdaExpr>(E))
+      return Lambda->getCallOperator();
+    if (const auto *Construct = dyn_cast<CXXConstructExpr>(E)) {
+      E = Construct->getNumArgs() == 1 ? Construct->getArg(0) : nullptr;
+    } else if (const auto *Cast = dyn_cast<CXXFunctionalCastExpr>(E)) {
+      E = Cast->getSubExpr();
+    } else if (const auto *UO = dyn_cast<UnaryOperator>(E); UO && UO->getOpcode() == UO_AddrOf) {
+      E = UO->getSubExpr();
+    } else if (const auto *Ref = dyn_cast<DeclRefExpr>(E)) {
+      if (const auto *FD = dyn_cast<FunctionDecl>(Ref->getDecl()))
+        return FD;
+      const auto *VD = dyn_cast<VarDecl>(Ref->getDecl());
+      if (!VD || !VD->isLocalVarDecl() || isa<ParmVarDecl>(VD))
+        return nullptr;
+      if (const CXXRecordDecl *RD = VD->getType()->getAsCXXRecordDecl(); RD && RD->isLambda())
+        return RD->getLambdaCallOperator();
+      E = VD->getInit();
+    } else {
+      return nullptr;
+    }
+  }
+  return nullptr;
+}
+} // namespace
+
 llvm::ArrayRef<const CallExpr *> AutogradModel::callersOf(const FunctionDecl *FD) {
   if (!FD)
     return {};
   if (!P->CallIndexBuilt) {
     P->CallIndexBuilt = true;
+    std::vector<std::pair<const CallExpr *, const ParmVarDecl *>> ThroughParameters;
     forEachUserDecl(Ctx, [&](Decl *D) {
       // One pass over user code; instantiations are visited, so a call of a template's
       // specialization is filed under the pattern too.
       for (const BoundNodes &B : match(decl(forEachDescendant(callExpr().bind("call"))), *D, Ctx)) {
         const auto *Call = B.getNodeAs<CallExpr>("call");
+        if (const ParmVarDecl *Param = calledParameter(Call))
+          ThroughParameters.push_back({Call, Param});
         // Through a std::function local too: a per-step callback is a lambda called that way.
         const FunctionDecl *Callee = calledFunction(Call);
         if (!Callee)
@@ -93,6 +139,20 @@ llvm::ArrayRef<const CallExpr *> AutogradModel::callersOf(const FunctionDecl *FD
             P->Callers[Pattern->getCanonicalDecl()].push_back(Call);
       }
     });
+    // A call of a std::function parameter runs what the visible calls of its function pass for
+    // it, when that is one lambda or function (the training step handed to a batch loop).
+    for (auto [Call, Param] : ThroughParameters) {
+      const auto *Holder = dyn_cast<FunctionDecl>(Param->getDeclContext());
+      auto [It, Inserted] = P->ParameterCallees.try_emplace(Call);
+      if (!Inserted)
+        continue;
+      llvm::SmallVector<const FunctionDecl *, 2> &Runs = It->second;
+      for (const CallExpr *Caller : Holder ? callersOf(Holder) : llvm::ArrayRef<const CallExpr *>())
+        if (const FunctionDecl *Fn = callableValue(argumentFor(Caller, Param)); Fn && !llvm::is_contained(Runs, Fn))
+          Runs.push_back(Fn);
+      for (const FunctionDecl *Fn : Runs)
+        P->Callers[Fn->getCanonicalDecl()].push_back(Call);
+    }
   }
   const FunctionDecl *Key = FD->getCanonicalDecl();
   if (const FunctionDecl *Pattern = FD->getTemplateInstantiationPattern())
@@ -103,11 +163,29 @@ llvm::ArrayRef<const CallExpr *> AutogradModel::callersOf(const FunctionDecl *FD
   return It->second;
 }
 
+llvm::SmallVector<const FunctionDecl *, 2> AutogradModel::calledFunctions(const CallExpr *Call) {
+  if (calledParameter(Call)) {
+    callersOf(Call->getDirectCallee()); // the call index resolves such calls
+    if (auto It = P->ParameterCallees.find(Call); It != P->ParameterCallees.end() && !It->second.empty())
+      return It->second;
+  }
+  llvm::SmallVector<const FunctionDecl *, 2> Callees;
+  if (const FunctionDecl *FD = calledFunction(Call))
+    Callees.push_back(FD);
+  return Callees;
+}
+
 const FunctionDecl *AutogradModel::calledFunction(const CallExpr *Call) {
   const FunctionDecl *Callee = Call->getDirectCallee();
   const auto *Op = dyn_cast<CXXOperatorCallExpr>(Call);
   if (!Op || Op->getOperator() != OO_Call || (Callee && !isInSystemHeader(Callee)))
     return Callee;
+  if (calledParameter(Call)) {
+    // The call index resolves it (while it is being built: unresolved); one function only.
+    callersOf(Callee);
+    auto It = P->ParameterCallees.find(Call);
+    return It != P->ParameterCallees.end() && It->second.size() == 1 ? It->second.front() : Callee;
+  }
   const auto *Ref = dyn_cast<DeclRefExpr>(Op->getArg(0)->IgnoreParenImpCasts());
   const auto *VD = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
   if (!VD || !VD->getInit())
@@ -203,14 +281,14 @@ const Stmt *AutogradModel::findReachable(const Stmt *Root, const StmtMatcher &M,
       return Found.front().getNodeAs<Stmt>("match");
     if (Left == 0)
       return nullptr;
-    for (const BoundNodes &B : match(findAll(callExpr().bind("call")), *From, Ctx)) {
-      const FunctionDecl *Callee = calledFunction(B.getNodeAs<CallExpr>("call"));
-      const FunctionDecl *Def = Callee ? Callee->getDefinition() : nullptr;
-      if (!Def || !Def->hasBody() || isInSystemHeader(Def) || !Visited.insert(Def).second)
-        continue;
-      if (const Stmt *S = Find(Def->getBody(), Left - 1))
-        return S;
-    }
+    for (const BoundNodes &B : match(findAll(callExpr().bind("call")), *From, Ctx))
+      for (const FunctionDecl *Callee : calledFunctions(B.getNodeAs<CallExpr>("call"))) {
+        const FunctionDecl *Def = Callee->getDefinition();
+        if (!Def || !Def->hasBody() || isInSystemHeader(Def) || !Visited.insert(Def).second)
+          continue;
+        if (const Stmt *S = Find(Def->getBody(), Left - 1))
+          return S;
+      }
     return nullptr;
   };
   return Find(Root, Depth);
@@ -370,7 +448,11 @@ bool AutogradModel::mayUseAccelerator(const Stmt *S) {
         return true;
     return false;
   };
-  return S && Around(outermostFunction(S), Opts.CallDepth + 1);
+  // A lambda sees the devices of the function it is written in and of the code that calls it
+  // (a training step handed to a batch loop).
+  const FunctionDecl *Own = S ? enclosingFunction(S, Ctx) : nullptr;
+  return S && (Around(outermostFunction(S), Opts.CallDepth + 1) ||
+               (Own && isLambdaCallOperator(Own) && Around(Own, Opts.CallDepth + 1)));
 }
 
 } // namespace torchtidy

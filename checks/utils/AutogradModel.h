@@ -248,8 +248,13 @@ public:
   // ---- calls and functions ---------------------------------------------------------------
   /// The calls of \p FD (or of any instantiation of its pattern) in user code.
   llvm::ArrayRef<const clang::CallExpr *> callersOf(const clang::FunctionDecl *FD);
-  /// The function a call runs: its callee, or the lambda held in the local it calls.
+  /// The function a call runs: its callee, or the lambda held in the local it calls, or the one
+  /// lambda or function the visible calls pass for the std::function parameter it calls.
   const clang::FunctionDecl *calledFunction(const clang::CallExpr *Call);
+  /// Every function a call may run: calledFunction, or, for a call of a std::function parameter
+  /// (`callback(loss)`), each lambda or function that a visible call of the parameter's function
+  /// passes for it (a lambda, a local holding one, a function), one per call site.
+  llvm::SmallVector<const clang::FunctionDecl *, 2> calledFunctions(const clang::CallExpr *Call);
   /// The name, object and callee of a call, resolved or not.
   CallShape callShape(const clang::CallExpr *Call);
   /// First node matching \p M under \p Root (inclusive), following the user functions and
@@ -310,9 +315,9 @@ public:
   std::optional<InplaceOp> inplaceOp(const clang::Expr *E);
 
   // ---- devices -----------------------------------------------------------------------------
-  /// Whether the code around \p S may put tensors on an accelerator: S's function or one of
-  /// its callers (up to depth() + 1 levels: the helpers of a loop, the loop's function and
-  /// its callers) shows a device that is not the CPU (deviceKind), a torch::Device parameter,
+  /// Whether the code around \p S may put tensors on an accelerator: S's function (for a
+  /// lambda, the function it is written in, and the lambda itself) or one of their callers (up
+  /// to depth() + 1 levels: the helpers of a loop, the loop's function and its callers) shows a device that is not the CPU (deviceKind), a torch::Device parameter,
   /// field or call, `.cuda()`, or a CUDA query. False for plainly CPU-only code.
   bool mayUseAccelerator(const clang::Stmt *S);
 

@@ -32,6 +32,8 @@ struct FunctionOrder {
 struct AutogradModel::Impl {
   bool CallIndexBuilt = false;
   llvm::DenseMap<const clang::FunctionDecl *, std::vector<const clang::CallExpr *>> Callers;
+  /// What a call of a std::function parameter runs: the lambdas and functions passed for it.
+  llvm::DenseMap<const clang::CallExpr *, llvm::SmallVector<const clang::FunctionDecl *, 2>> ParameterCallees;
   llvm::DenseMap<const clang::FunctionDecl *, std::unique_ptr<FunctionOrder>> Orders;
   llvm::DenseMap<const clang::Stmt *, GradModeFact> GradModes;
   llvm::DenseMap<const clang::FunctionDecl *, const clang::Stmt *> HandedOverUnderNoGrad;

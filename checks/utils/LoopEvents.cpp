@@ -73,13 +73,12 @@ llvm::SmallVector<const Stmt *, 3> perIterationParts(const Stmt *Loop) {
   return Parts;
 }
 
-/// The user functions a call may run: its callee (or the lambda held in the local it calls);
-/// for a call left unresolved in a template nobody instantiates, every candidate.
+/// The user functions a call may run (calledFunctions: also the lambdas a std::function
+/// parameter is passed); for a call left unresolved in a template nobody instantiates, every candidate.
 llvm::SmallVector<const FunctionDecl *, 2> possibleCallees(AutogradModel &M, const CallExpr *Call) {
-  llvm::SmallVector<const FunctionDecl *, 2> Callees;
-  if (const FunctionDecl *FD = M.calledFunction(Call))
-    Callees.push_back(FD);
-  else if (const auto *Lookup = dyn_cast<UnresolvedLookupExpr>(Call->getCallee()->IgnoreParenImpCasts()))
+  llvm::SmallVector<const FunctionDecl *, 2> Callees = M.calledFunctions(Call);
+  const auto *Lookup = dyn_cast<UnresolvedLookupExpr>(Call->getCallee()->IgnoreParenImpCasts());
+  if (Callees.empty() && Lookup)
     for (const NamedDecl *D : Lookup->decls())
       if (const FunctionDecl *FD = D->getAsFunction())
         Callees.push_back(FD);

@@ -7,6 +7,7 @@
 #include <torch/torch.h>
 
 #include <cstdio>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -796,4 +797,22 @@ struct ChunkedGruImpl : torch::nn::Module {
 TORCH_MODULE(ChunkedGru);
 torch::Tensor negativeModuleHelperLoop(ChunkedGru &net) {
   return net->forward_gru(torch::rand({12, 1, 5}), torch::rand({1, 1, 10}), {0, 6, 12});
+}
+
+// The batch loop trains through the training step its only caller passes as a std::function
+// (sotlampr/bert-linux-gnu): not an evaluation loop.
+void batchLoopWithCallback(Net &net, std::vector<torch::Tensor> &batches, std::function<void(torch::Tensor)> callback) {
+  for (auto &b : batches) {
+    auto loss = net->forward(b).pow(2).mean();
+    callback(loss);
+  }
+}
+void negativeTrainingStepThroughStdFunction(Net &net, std::vector<torch::Tensor> &batches,
+                                            torch::optim::Optimizer &opt) {
+  auto callback = [&](torch::Tensor loss) {
+    opt.zero_grad();
+    loss.backward();
+    opt.step();
+  };
+  batchLoopWithCallback(net, batches, callback);
 }

@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <iostream>
 #include <vector>
 
@@ -352,4 +353,98 @@ void positiveToHost(Net model, torch::optim::SGD &opt, torch::Device device, tor
     auto half = out.detach().to(torch::kHalf);
     auto back = half.to(device);
   }
+}
+
+// A training step handed to the batch loop as a std::function (sotlampr/bert-linux-gnu): a call
+// of the parameter runs what the visible calls pass for it, so the loop trains through it.
+void innerLoop(Net &model, std::vector<torch::Tensor> &batches, std::vector<float> &losses,
+               std::function<void(torch::Tensor)> callback) {
+  for (auto &b : batches) {
+    auto loss = model->forward(b.cuda()).pow(2).mean();
+    losses.push_back(loss.item<float>());
+    // CHECK: :[[@LINE-1]]:27: warning: 'item()' synchronizes the host with the device on every training step
+    // CHECK: :[[@LINE-4]]:3: note: loop starts here
+    callback(loss);
+  }
+}
+void positiveStepThroughStdFunction(Net &model, std::vector<torch::Tensor> &batches, std::vector<float> &losses,
+                                    torch::optim::Optimizer &opt) {
+  auto callback = [&](torch::Tensor loss) {
+    opt.zero_grad();
+    loss.backward();
+    opt.step();
+  };
+  innerLoop(model, batches, losses, callback);
+}
+void negativeValidationThroughStdFunction(Net &model, std::vector<torch::Tensor> &batches,
+                                          std::vector<float> &losses) {
+  torch::NoGradGuard no_grad;
+  innerLoop(model, batches, losses, [](torch::Tensor) {});
+}
+
+// The lambda passed at the call site syncs on every step it is called for.
+void runBatches(Net &model, std::vector<torch::Tensor> &batches, const std::function<void(torch::Tensor)> &step) {
+  for (auto &b : batches)
+    step(model->forward(b.cuda()).mean());
+}
+void positiveSyncInPassedLambda(Net &model, std::vector<torch::Tensor> &batches, torch::optim::SGD &opt) {
+  runBatches(model, batches, [&](torch::Tensor loss) {
+    opt.zero_grad();
+    loss.backward();
+    opt.step();
+    std::printf("%f\n", loss.item<float>());
+    // CHECK: :[[@LINE-1]]:30: warning: 'item()' synchronizes the host with the device on every training step
+    // CHECK: :[[@LINE-9]]:5: note: called on every training step here
+    // CHECK: :[[@LINE-11]]:3: note: loop starts here
+  });
+}
+
+// The step runs under an interval: the lambda's sync is not per step.
+void runBatchesEvery(Net &model, std::vector<torch::Tensor> &batches, std::function<void(torch::Tensor)> step) {
+  int64_t i = 0;
+  for (auto &b : batches) {
+    auto loss = model->forward(b.cuda()).mean();
+    loss.backward();
+    if (++i % 100 == 0)
+      step(loss);
+  }
+}
+void negativeCallbackUnderInterval(Net &model, std::vector<torch::Tensor> &batches) {
+  runBatchesEvery(model, batches, [](torch::Tensor loss) { std::printf("%f\n", loss.item<float>()); });
+}
+
+// The callback runs once, after the loop: the loop does not train.
+void afterBatches(Net &model, std::vector<torch::Tensor> &batches, std::vector<float> &losses,
+                  std::function<void(torch::Tensor)> done) {
+  torch::Tensor last;
+  for (auto &b : batches) {
+    last = model->forward(b.cuda()).mean();
+    losses.push_back(last.item<float>());
+    // ALL: :[[@LINE-1]]:27: warning: 'item()' synchronizes the host with the device on every iteration
+  }
+  done(last);
+}
+void negativeCallbackAfterLoop(Net &model, std::vector<torch::Tensor> &batches, std::vector<float> &losses,
+                               torch::optim::SGD &opt) {
+  afterBatches(model, batches, losses, [&](torch::Tensor loss) {
+    opt.zero_grad();
+    loss.backward();
+    opt.step();
+  });
+}
+
+// Every callback passed only evaluates: not a training loop.
+void scoreBatches(Net &model, std::vector<torch::Tensor> &batches, std::vector<float> &scores,
+                  std::function<void(torch::Tensor)> record) {
+  for (auto &b : batches) {
+    auto out = model->forward(b.cuda());
+    scores.push_back(out.mean().item<float>());
+    // ALL: :[[@LINE-1]]:33: warning: 'item()' synchronizes the host with the device on every iteration
+    record(out);
+  }
+}
+void negativeEvalCallback(Net &model, std::vector<torch::Tensor> &batches, std::vector<float> &scores,
+                          std::vector<torch::Tensor> &kept) {
+  torch::NoGradGuard no_grad;
+  scoreBatches(model, batches, scores, [&](torch::Tensor out) { kept.push_back(out.argmax(1)); });
 }

@@ -2,6 +2,7 @@
 #include "TestAST.h"
 #include "utils/AutogradModel.h"
 
+#include "clang/AST/ASTLambda.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 
 #include <gtest/gtest.h>
@@ -370,6 +371,16 @@ void holders(Net &net) {
   static torch::optim::SGD static_opt(net->parameters(), 0.1);
   std::vector<std::unique_ptr<torch::optim::Optimizer>> many;
   many.push_back(std::make_unique<torch::optim::SGD>(net->parameters(), 0.1));
+}
+// A std::function parameter called per step runs what the visible calls pass for it.
+void run_steps(const std::vector<torch::Tensor> &xs, std::function<void(torch::Tensor)> on_step) {
+  for (const auto &x : xs)
+    on_step(x);
+}
+void step_by_lambdas(const std::vector<torch::Tensor> &xs) {
+  run_steps(xs, [](torch::Tensor t) { t.backward(); });
+  auto held_step = [](torch::Tensor t) { (void)t.sum(); };
+  run_steps(xs, held_step);
 }
 )cpp";
 
@@ -970,6 +981,27 @@ TEST_F(AutogradModelTest, ReceivingVariable) {
   // A static is initialised once; an element of a container is no variable.
   EXPECT_EQ(receivingVariable(var("static_opt")->getInit(), ctx()), nullptr);
   EXPECT_EQ(receivingVariable(MakeUnique[1], ctx()), nullptr);
+}
+
+TEST_F(AutogradModelTest, CallsThroughStdFunctionParameter) {
+  auto M = match(findAll(cxxOperatorCallExpr(hasOverloadedOperatorName("()"),
+                                             hasArgument(0, ignoringParenImpCasts(declRefExpr(
+                                                                to(parmVarDecl(hasName("on_step")))))))
+                             .bind("c")),
+                 ctx());
+  ASSERT_FALSE(M.empty());
+  const auto *Call = M.front().getNodeAs<CallExpr>("c");
+  // One lambda per call site of run_steps: a temporary, and a local holding one.
+  auto Runs = model().calledFunctions(Call);
+  ASSERT_EQ(Runs.size(), 2u);
+  for (const FunctionDecl *Fn : Runs) {
+    EXPECT_TRUE(isLambdaCallOperator(Fn));
+    EXPECT_TRUE(llvm::is_contained(model().callersOf(Fn), Call));
+  }
+  // Two candidates: no single function.
+  EXPECT_FALSE(isLambdaCallOperator(model().calledFunction(Call)));
+  // The loop trains through the first lambda.
+  EXPECT_EQ(model().loop(loopIn("run_steps")).Kind, LoopKind::Training);
 }
 
 } // namespace
