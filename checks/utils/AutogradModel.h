@@ -276,6 +276,12 @@ public:
   /// after A: a value \p A writes may reach \p B in a later iteration.
   bool mayRunInLaterIteration(const clang::Stmt *A, const clang::Stmt *B,
                               llvm::ArrayRef<const clang::Stmt *> Avoid);
+  /// The statements of \p Sites (the definitions of one variable) whose value may reach \p At:
+  /// some path runs the site and then \p At with no other of \p Sites in between (reaching
+  /// definitions). A lambda defined in the other's function counts where it is made; where no
+  /// CFG holds both (a template nobody instantiates), the last site before \p At in source order.
+  llvm::SmallVector<const clang::Stmt *, 2> reachingAt(llvm::ArrayRef<const clang::Stmt *> Sites,
+                                                      const clang::Stmt *At);
   /// Whether every path that reaches \p B runs \p A first (A dominates B).
   bool runsBeforeOnEveryPath(const clang::Stmt *A, const clang::Stmt *B);
 

@@ -160,6 +160,58 @@ bool AutogradModel::mayRunInLaterIteration(const Stmt *A, const Stmt *B, ArrayRe
   return false;
 }
 
+namespace {
+/// \p S, or the statement of \p FD that holds it when \p S is in a lambda defined in \p FD
+/// (the lambda expression: where the lambda is made); null when \p S is not in \p FD.
+const Stmt *liftInto(const Stmt *S, const FunctionDecl *FD, ASTContext &Ctx) {
+  for (unsigned Steps = 0; S && Steps < 16; ++Steps) {
+    const FunctionDecl *In = enclosingFunction(S, Ctx);
+    if (In == FD)
+      return S;
+    const auto *Method = dyn_cast_or_null<CXXMethodDecl>(In);
+    const CXXRecordDecl *Class = Method ? Method->getParent() : nullptr;
+    DynTypedNode N = DynTypedNode::create(*S);
+    while (!N.getNodeKind().isNone() && !(Class && Class->isLambda() && N.get<LambdaExpr>() &&
+                                          N.get<LambdaExpr>()->getLambdaClass() == Class))
+      N = parentOf(N, Ctx);
+    S = N.get<LambdaExpr>();
+  }
+  return nullptr;
+}
+
+/// Where no CFG holds both (a template nobody instantiates): \p A is the last of \p A and \p
+/// Others before \p B in source order.
+bool sourceOrderReaches(const Stmt *A, const Stmt *B, ArrayRef<const Stmt *> Others, const SourceManager &SM) {
+  auto Before = [&](const Stmt *X, const Stmt *Y) {
+    return SM.isBeforeInTranslationUnit(X->getEndLoc(), Y->getBeginLoc());
+  };
+  return Before(A, B) && llvm::none_of(Others, [&](const Stmt *O) { return Before(A, O) && Before(O, B); });
+}
+} // namespace
+
+llvm::SmallVector<const Stmt *, 2> AutogradModel::reachingAt(ArrayRef<const Stmt *> Sites, const Stmt *At) {
+  llvm::SmallVector<const Stmt *, 2> Reaching;
+  const FunctionDecl *AtFn = enclosingFunction(At, Ctx);
+  for (const Stmt *Site : Sites) {
+    // A lambda defined in the other's function runs where it is made.
+    const FunctionDecl *SiteFn = enclosingFunction(Site, Ctx);
+    const Stmt *A = liftInto(Site, AtFn, Ctx), *B = At;
+    if (!A && (B = liftInto(At, SiteFn, Ctx)))
+      A = Site;
+    if (!A || !B)
+      continue;
+    llvm::SmallVector<const Stmt *, 4> Others;
+    for (const Stmt *Other : Sites)
+      if (Other != Site)
+        if (const Stmt *O = B == At ? liftInto(Other, AtFn, Ctx) : liftInto(Other, SiteFn, Ctx); O && O != A)
+          Others.push_back(O);
+    if (inOneOrder(A, B, Ctx, P->Orders) ? mayRunBeforeAvoiding(A, B, Others)
+                                            : sourceOrderReaches(A, B, Others, Ctx.getSourceManager()))
+      Reaching.push_back(Site);
+  }
+  return Reaching;
+}
+
 bool AutogradModel::runsBeforeOnEveryPath(const Stmt *A, const Stmt *B) {
   std::optional<PairInOrder> In = inOneOrder(A, B, Ctx, P->Orders);
   if (!In)

@@ -702,16 +702,15 @@ const Expr *AutogradModel::lastAssignedValue(const DeclRefExpr *Ref) {
   if (!VD || !VD->isLocalVarDecl() || !isTensorType(VD->getType()))
     return nullptr;
   std::vector<Definition> Writes = definitionsOf(VD, Ctx);
-  llvm::erase_if(Writes, [](const Definition &D) { return D.K == Definition::Init; });
-  for (const Definition &W : Writes) {
-    if (W.K != Definition::Assign || !runsBeforeOnEveryPath(W.Site, Ref))
-      continue;
-    if (llvm::none_of(Writes, [&](const Definition &Other) {
-          return Other.Site != W.Site && mayRunBeforeAvoiding(Other.Site, Ref, {W.Site});
-        }))
-      return P->LastAssigned[Ref] = W.Value;
-  }
-  return nullptr;
+  llvm::SmallVector<const Stmt *, 4> Sites;
+  for (const Definition &W : Writes)
+    if (W.K != Definition::Init)
+      Sites.push_back(W.Site);
+  llvm::SmallVector<const Stmt *, 2> Reaching = reachingAt(Sites, Ref);
+  if (Reaching.size() != 1 || !runsBeforeOnEveryPath(Reaching[0], Ref))
+    return nullptr;
+  auto W = llvm::find_if(Writes, [&](const Definition &D) { return D.Site == Reaching[0]; });
+  return W->K == Definition::Assign ? P->LastAssigned[Ref] = W->Value : nullptr;
 }
 
 bool AutogradModel::isGraphAttached(const Expr *E) {

@@ -250,7 +250,7 @@ using MaybeLeaf = std::optional<Leaf>;
 class LeafResolver : public ProvenanceWalk {
 public:
   LeafResolver(AutogradModel &M, llvm::DenseMap<const FieldDecl *, FieldDefs> &FieldCache)
-      : ProvenanceWalk(M), SM(Ctx.getSourceManager()), FieldCache(FieldCache) {}
+      : ProvenanceWalk(M), FieldCache(FieldCache) {}
 
   MaybeLeaf tensor(const Expr *E, const Stmt *At, unsigned Depth = 0) {
     E = strip(E);
@@ -269,9 +269,9 @@ public:
     if (const auto *DRE = dyn_cast<DeclRefExpr>(E))
       return var(dyn_cast<VarDecl>(DRE->getDecl()), At, Depth, Want::Tensor);
     if (const auto *ME = dyn_cast<MemberExpr>(E)) {
-      if (const Stmt *Value = lastEventBefore(ME, At))
-        return eventValue(Value, At, Depth, Want::Tensor);
-      return field(ME, Depth, Want::Tensor);
+      bool Incoming = true;
+      llvm::SmallVector<const Stmt *, 2> Values = eventsReaching(ME, At, Incoming);
+      return anyReaching(Values, Incoming, At, Depth, Want::Tensor, [&] { return field(ME, Depth, Want::Tensor); });
     }
     if (const auto *CO = dyn_cast<ConditionalOperator>(E)) {
       if (MaybeLeaf L = tensor(CO->getTrueExpr(), At, Depth + 1))
@@ -418,38 +418,53 @@ private:
            boolArgument(Mark, 0, Mark->getMethodDecl()->getASTContext());
   }
 
-  bool before(const Stmt *A, const Stmt *B) const {
-    return SM.isBeforeInTranslationUnit(A->getEndLoc(), B->getBeginLoc());
-  }
-
-  /// The last assignment to, or requires_grad mark on, a \p Target expression in \p Body
-  /// before \p At (\p Same picks the matches that denote the same tensor). Returns the
-  /// assigned value or the mark; null when there is none.
-  const Stmt *lastEventBefore(const clang::ast_matchers::internal::Matcher<Expr> &Target,
-                              llvm::function_ref<bool(const Expr *)> Same, const Stmt *Body,
-                              const Stmt *At) {
-    const Definition *Last = nullptr;
-    std::vector<Definition> Defs = definitionsIn(Body, Target, Ctx);
-    for (const Definition &D : Defs)
-      if ((D.K == Definition::Assign || D.K == Definition::Mark) && Same(D.Target) && before(D.Site, At) &&
-          (!Last || before(Last->Site, D.Site)))
-        Last = &D;
-    return Last ? Last->Value : nullptr;
-  }
-
-  const Stmt *lastEventBefore(const VarDecl *VD, const Stmt *Body, const Stmt *At) {
-    return lastEventBefore(declRefExpr(to(varDecl(equalsNode(VD)))),
-                           [](const Expr *) { return true; }, Body, At);
+  /// The assignments to, and requires_grad marks on, a \p Target expression in \p Body that
+  /// may reach \p At (AutogradModel::reachingAt; \p Same picks the matches that denote the same
+  /// tensor): the assigned values and the marks, the latest in source order first. \p Start,
+  /// where the value \p Target held before them is given (a local's declaration; null: the
+  /// function's entry), reaching \p At sets \p Incoming.
+  llvm::SmallVector<const Stmt *, 2> eventsReaching(const clang::ast_matchers::internal::Matcher<Expr> &Target,
+                                                   llvm::function_ref<bool(const Expr *)> Same, const Stmt *Body,
+                                                   const Stmt *At, const Stmt *Start, bool &Incoming) {
+    llvm::SmallVector<const Stmt *, 4> Sites;
+    llvm::DenseMap<const Stmt *, const Stmt *> ValueAt;
+    for (const Definition &D : definitionsIn(Body, Target, Ctx))
+      if ((D.K == Definition::Assign || D.K == Definition::Mark) && Same(D.Target) && ValueAt.try_emplace(D.Site, D.Value).second)
+        Sites.push_back(D.Site);
+    if (Start)
+      Sites.push_back(Start);
+    llvm::SmallVector<const Stmt *, 2> Values;
+    Incoming = !Start && llvm::none_of(Sites, [&](const Stmt *S) { return M.runsBeforeOnEveryPath(S, At); });
+    for (const Stmt *Site : llvm::reverse(M.reachingAt(Sites, At))) {
+      if (Site == Start)
+        Incoming = true;
+      else
+        Values.push_back(ValueAt.lookup(Site));
+    }
+    // A declaration with no order to \p At (no CFG holds both) cannot rule its value out.
+    Incoming |= Start && M.reachingAt({Start}, At).empty();
+    return Values;
   }
 
   /// `fc->weight.set_requires_grad(false)` earlier in the function: the same member
   /// expression, spelled the same way, decides.
-  const Stmt *lastEventBefore(const MemberExpr *ME, const Stmt *At) {
+  llvm::SmallVector<const Stmt *, 2> eventsReaching(const MemberExpr *ME, const Stmt *At, bool &Incoming) {
+    Incoming = true;
     const FunctionDecl *FD = enclosingFunction(At, Ctx);
     if (!FD || !FD->hasBody())
-      return nullptr;
-    return lastEventBefore(memberExpr(member(equalsNode(ME->getMemberDecl()))),
-                           [&](const Expr *E) { return sameExpr(E, ME); }, FD->getBody(), At);
+      return {};
+    return eventsReaching(memberExpr(member(equalsNode(ME->getMemberDecl()))),
+                          [&](const Expr *E) { return sameExpr(E, ME); }, FD->getBody(), At, nullptr, Incoming);
+  }
+
+  /// The leaf one of \p Values (see eventsReaching) gives; with \p Incoming, else the one \p
+  /// Otherwise finds.
+  MaybeLeaf anyReaching(llvm::ArrayRef<const Stmt *> Values, bool Incoming, const Stmt *At, unsigned Depth, Want W,
+                        llvm::function_ref<MaybeLeaf()> Otherwise) {
+    for (const Stmt *Value : Values)
+      if (MaybeLeaf L = eventValue(Value, At, Depth, W))
+        return L;
+    return Incoming ? Otherwise() : std::nullopt;
   }
 
   bool sameExpr(const Expr *A, const Expr *B) const {
@@ -488,9 +503,20 @@ private:
     if (!VD->hasLocalStorage())
       return VD->getInit() ? want(W, VD->getInit(), At, Depth + 1) : std::nullopt;
     const auto *Owner = dyn_cast_or_null<FunctionDecl>(VD->getParentFunctionOrMethod());
-    if (Owner && Owner->hasBody())
-      if (const Stmt *Value = lastEventBefore(VD, Owner->getBody(), At))
-        return eventValue(Value, At, Depth, W);
+    bool Incoming = true;
+    llvm::SmallVector<const Stmt *, 2> Values;
+    if (Owner && Owner->hasBody()) {
+      auto Parents = Ctx.getParents(*VD);
+      const Stmt *Declared = isa<ParmVarDecl>(VD) || Parents.empty() ? nullptr : Parents[0].get<DeclStmt>();
+      Values = eventsReaching(declRefExpr(to(varDecl(equalsNode(VD)))), [](const Expr *) { return true; },
+                              Owner->getBody(), At, Declared, Incoming);
+    }
+    return anyReaching(Values, Incoming, At, Depth, W, [&] { return incoming(VD, At, Depth, W); });
+  }
+
+  /// What the local \p VD holds before any assignment or mark: a parameter's argument, a loop
+  /// variable's element, a container's pushed elements, the initializer.
+  MaybeLeaf incoming(const VarDecl *VD, const Stmt *At, unsigned Depth, Want W) {
     if (const auto *PVD = dyn_cast<ParmVarDecl>(VD))
       return argument(PVD, Depth, W);
     if (const CXXForRangeStmt *For = rangeForOf(VD, Ctx)) {
@@ -515,7 +541,7 @@ private:
       if (D.K != Definition::Insert || Push->getNumArgs() != 1 ||
           !llvm::is_contained({StringRef("push_back"), StringRef("emplace_back")}, Push->getMethodDecl()->getName()))
         continue;
-      if (before(Push, At) && isTensorType(Push->getArg(0)->getType()))
+      if (M.mayRunBefore(Push, At) && isTensorType(Push->getArg(0)->getType()))
         if (MaybeLeaf L = tensor(Push->getArg(0), Push, Depth + 1))
           return L;
     }
@@ -523,17 +549,17 @@ private:
   }
 
   /// `for (auto &p : model->parameters()) p.requires_grad_(false);` earlier in the function
-  /// froze what \p For iterates over (the last such loop over the same range decides).
+  /// froze what \p For iterates over: every such loop over the same range that reaches \p For
+  /// (AutogradModel::reachingAt) freezes it.
   bool frozenBefore(const CXXForRangeStmt *For) {
     const FunctionDecl *FD = enclosingFunction(For, Ctx);
     if (!FD || !FD->hasBody())
       return false;
-    bool Frozen = false;
-    const Stmt *Last = nullptr;
+    llvm::SmallVector<const Stmt *, 2> Loops;
+    llvm::DenseMap<const Stmt *, bool> Freezes;
     for (const BoundNodes &B : match(findAll(cxxForRangeStmt().bind("loop")), *FD->getBody(), Ctx)) {
       const auto *Other = B.getNodeAs<CXXForRangeStmt>("loop");
-      if (Other == For || !before(Other, For) || (Last && !before(Last, Other)) ||
-          !sameExpr(Other->getRangeInit(), For->getRangeInit()))
+      if (Other == For || !sameExpr(Other->getRangeInit(), For->getRangeInit()))
         continue;
       const Expr *Mark = nullptr;
       for (const Definition &D :
@@ -543,11 +569,12 @@ private:
           Mark = D.Value;
       if (!Mark)
         continue;
-      Last = Other;
       const auto *Resolved = dyn_cast<CXXMemberCallExpr>(Mark);
-      Frozen = Resolved ? !markTurnsOn(Resolved) : !dependentMarkTurnsOn(cast<CallExpr>(Mark), Ctx);
+      Loops.push_back(Other);
+      Freezes[Other] = Resolved ? !markTurnsOn(Resolved) : !dependentMarkTurnsOn(cast<CallExpr>(Mark), Ctx);
     }
-    return Frozen;
+    llvm::SmallVector<const Stmt *, 2> Reaching = M.reachingAt(Loops, For);
+    return !Reaching.empty() && llvm::all_of(Reaching, [&](const Stmt *L) { return Freezes.lookup(L); });
   }
 
   /// A function parameter: a leaf when some caller outside a no-grad scope passes one.
@@ -714,7 +741,6 @@ private:
     return FieldCache.try_emplace(Field, std::move(Defs)).first->second;
   }
 
-  const SourceManager &SM;
   llvm::DenseMap<const FieldDecl *, FieldDefs> &FieldCache;
 };
 

@@ -731,3 +731,28 @@ void negativeUninstantiatedOtherRange(Batches &batches) {
   for (auto &b : batches.data())
     b -= 1;
 }
+
+// ---- which definitions reach the op: Clang's CFG, not source order ------------------------
+
+// The mark at the end of the body reaches the next iteration's add_ (source order saw only
+// the initializer before it, and missed this).
+void positiveMarkedLaterInTheLoop() {
+  torch::Tensor s = torch::ones({3});
+  for (int i = 0; i < 3; ++i) {
+    s.add_(1);
+    // CHECK: :[[@LINE-1]]:7: [[ERROR]]: in-place 'add_' on leaf tensor 's' that requires grad throws at runtime; consider wrapping the update in 'torch::NoGradGuard' or using the out-of-place 'add' [torch-inplace-on-leaf]
+    // CHECK: :[[@LINE+1]]:5: note: the tensor was marked as requiring grad here
+    s.requires_grad_();
+  }
+}
+
+// The leaf is assigned on a branch that returns: what reaches mul_ is the plain tensor
+// (source order took the assignment before it, and reported this).
+void negativeLeafOnlyOnAReturningBranch(bool fresh) {
+  torch::Tensor e = torch::ones({3});
+  if (fresh) {
+    e = torch::zeros({3}, torch::requires_grad());
+    return;
+  }
+  e.mul_(2);
+}

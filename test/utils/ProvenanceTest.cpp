@@ -46,6 +46,30 @@ void definitions(Net &net, torch::Tensor x) {
   auto through_lambda = apply(out);
   through_lambda.requires_grad_();
 }
+void reaching(bool c) {
+  torch::Tensor r = torch::zeros({4});
+  if (c)
+    r = torch::ones({4});
+  else
+    r = torch::rand({4});
+  r.add_(1);
+  torch::Tensor q = torch::zeros({4}, torch::requires_grad());
+  for (int i = 0; i < 3; ++i) {
+    q.add_(1);
+    q = q.detach();
+  }
+  torch::Tensor e = torch::ones({4});
+  if (c) {
+    e = torch::zeros({4}, torch::requires_grad());
+    return;
+  }
+  e.mul_(2);
+}
+template <typename T> void uninstantiated(T t) {
+  auto u = t;
+  u = t + 1;
+  u.add_(1);
+}
 )cpp";
 
 class ProvenanceTest : public ::testing::Test {
@@ -69,6 +93,23 @@ protected:
     auto M = match(findAll(declRefExpr(to(varDecl(hasName(Name)))).bind("r")), ctx());
     EXPECT_FALSE(M.empty()) << Name.str();
     return M.empty() ? nullptr : M.back().getNodeAs<Expr>("r");
+  }
+  /// The call of \p Method on the local \p Object.
+  static const CXXMemberCallExpr *callOn(StringRef Object, StringRef Method) {
+    auto M = match(findAll(cxxMemberCallExpr(on(declRefExpr(to(varDecl(hasName(Object))))),
+                                             callee(cxxMethodDecl(hasName(Method))))
+                               .bind("c")),
+                   ctx());
+    EXPECT_FALSE(M.empty()) << Object.str() << "." << Method.str();
+    return M.empty() ? nullptr : M.back().getNodeAs<CXXMemberCallExpr>("c");
+  }
+  /// The declaration and the writes of \p Name, as reachingAt takes them.
+  static llvm::SmallVector<const Stmt *, 4> sitesOf(StringRef Name) {
+    llvm::SmallVector<const Stmt *, 4> Sites{ctx().getParents(*var(Name))[0].get<DeclStmt>()};
+    for (const Definition &D : definitionsOf(var(Name), ctx()))
+      if (D.K == Definition::Assign)
+        Sites.push_back(D.Site);
+    return Sites;
   }
   static std::string text(const Expr *E) {
     return Lexer::getSourceText(CharSourceRange::getTokenRange(E->getSourceRange()), ctx().getSourceManager(),
@@ -142,6 +183,35 @@ TEST_F(ProvenanceTest, LeafAndCutAreQuestionsOfTheSameWalk) {
   EXPECT_EQ(C->Cut, nullptr);
   ASSERT_TRUE(model().outputCut(lastRef("detached")));
   EXPECT_NE(model().outputCut(lastRef("detached"))->Cut, nullptr);
+}
+
+TEST_F(ProvenanceTest, ReachingDefinitions) {
+  // Both branches' assignments reach `r.add_(1)`; the initializer does not.
+  llvm::SmallVector<const Stmt *, 4> R = sitesOf("r");
+  ASSERT_EQ(R.size(), 3u);
+  EXPECT_EQ(model().reachingAt(R, callOn("r", "add_")), (llvm::SmallVector<const Stmt *, 2>{R[1], R[2]}));
+  // In the loop: the initializer on the first iteration, the detach on the next ones.
+  llvm::SmallVector<const Stmt *, 4> Q = sitesOf("q");
+  ASSERT_EQ(Q.size(), 2u);
+  EXPECT_EQ(model().reachingAt(Q, callOn("q", "add_")), Q);
+  // The assignment on the returning branch does not reach.
+  llvm::SmallVector<const Stmt *, 4> E = sitesOf("e");
+  EXPECT_EQ(model().reachingAt(E, callOn("e", "mul_")), (llvm::SmallVector<const Stmt *, 2>{E[0]}));
+  // In a template nobody instantiates: the last site before, in source order.
+  llvm::SmallVector<const Stmt *, 4> U = sitesOf("u");
+  ASSERT_EQ(U.size(), 2u);
+  EXPECT_EQ(model().reachingAt(U, lastRef("u")), (llvm::SmallVector<const Stmt *, 2>{U[1]}));
+}
+
+TEST_F(ProvenanceTest, LeafFollowsTheDefinitionsThatReach) {
+  const CXXMemberCallExpr *AddQ = callOn("q", "add_");
+  std::optional<LeafFact> L = model().leafAt(AddQ->getImplicitObjectArgument(), AddQ);
+  ASSERT_TRUE(L); // the first iteration's leaf
+  EXPECT_EQ(L->Kind, LeafKind::Created);
+  const CXXMemberCallExpr *MulE = callOn("e", "mul_");
+  EXPECT_FALSE(model().leafAt(MulE->getImplicitObjectArgument(), MulE));
+  const CXXMemberCallExpr *AddR = callOn("r", "add_");
+  EXPECT_FALSE(model().leafAt(AddR->getImplicitObjectArgument(), AddR));
 }
 
 } // namespace
