@@ -436,9 +436,6 @@ public:
   /// Whether a caller of \p FD (for \p ToMember, another method of its class) runs a gradient
   /// consumer; \p AnyUserSeen tells whether any was visible.
   bool escapeFeedsGradient(const clang::FunctionDecl *FD, bool ToMember, bool &AnyUserSeen);
-  /// The value an assignment gives \p V on every path from \p After to \p At (so what \p V held
-  /// after \p After does not reach \p At); null when some path keeps the older value.
-  const clang::Expr *overwriteBetween(const clang::ValueDecl *V, const clang::Stmt *After, const clang::Stmt *At);
   /// The outermost function (not a lambda) whose body contains \p S.
   const clang::FunctionDecl *outermostFunction(const clang::Stmt *S);
   /// backward(), optimizer step() or torch::autograd::grad(): what needs a recorded graph (in a

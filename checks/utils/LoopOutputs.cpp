@@ -40,6 +40,21 @@ bool referencesAny(const Stmt *S, const VarSet &Vars, ASTContext &Ctx) {
   return false;
 }
 
+/// The value an assignment outside \p Loop gives \p V on every path from \p Loop to \p At (so what
+/// \p V held after the loop does not reach \p At); null when some path keeps the older value.
+const Expr *overwriteBetween(const ValueDecl *V, const Stmt *Loop, const Stmt *At, AutogradModel &Model) {
+  const FunctionDecl *FD = enclosingFunction(At, Model.context());
+  if (!V || !FD || !FD->hasBody())
+    return nullptr;
+  ASTContext &Ctx = Model.context();
+  for (const Definition &D : definitionsIn(FD->getBody(), declRefExpr(to(valueDecl(equalsNode(V)))), Ctx))
+    // What the loop itself writes is what is being followed.
+    if (D.K == Definition::Assign && !isWithin(D.Site->getBeginLoc(), Loop->getSourceRange(), Ctx.getSourceManager()) &&
+        Model.runsBeforeOnEveryPath(Loop, D.Site) && Model.runsBeforeOnEveryPath(D.Site, At))
+      return D.Value;
+  return nullptr;
+}
+
 /// Whether \p At reads a variable of \p Vars that may still hold what \p Loop left in it: no
 /// assignment gives it a new value (from no such variable) on every path from the loop to \p At.
 bool readsLoopValue(const Stmt *At, const VarSet &Vars, const Stmt *Loop, AutogradModel &Model,
@@ -50,7 +65,7 @@ bool readsLoopValue(const Stmt *At, const VarSet &Vars, const Stmt *Loop, Autogr
     const ValueDecl *V = B.getNodeAs<DeclRefExpr>("ref")->getDecl();
     if (!Vars.count(V))
       continue;
-    const Expr *New = Model.overwriteBetween(V, Loop, At);
+    const Expr *New = overwriteBetween(V, Loop, At, Model);
     if (!New || Depth == 0 || readsLoopValue(New, Vars, Loop, Model, Depth - 1))
       return true;
   }
@@ -294,28 +309,6 @@ bool AutogradModel::escapeFeedsGradient(const FunctionDecl *FD, bool ToMember, b
       return true;
   }
   return false;
-}
-
-
-const Expr *AutogradModel::overwriteBetween(const ValueDecl *V, const Stmt *After, const Stmt *At) {
-  const FunctionDecl *FD = enclosingFunction(At, Ctx);
-  if (!V || !FD || !FD->hasBody())
-    return nullptr;
-  const SourceManager &SM = Ctx.getSourceManager();
-  auto Ref = ignoringParenImpCasts(declRefExpr(to(valueDecl(equalsNode(V)))));
-  auto Assign = stmt(anyOf(binaryOperator(hasOperatorName("="), hasLHS(Ref), hasRHS(expr().bind("value"))),
-                           cxxOperatorCallExpr(hasOverloadedOperatorName("="), hasArgument(0, Ref),
-                                               hasArgument(1, expr().bind("value")))))
-                    .bind("assign");
-  for (const BoundNodes &B : match(findAll(Assign), *FD->getBody(), Ctx)) {
-    const auto *A = B.getNodeAs<Stmt>("assign");
-    // What the loop itself writes is what is being followed.
-    if (isWithin(A->getBeginLoc(), After->getSourceRange(), SM))
-      continue;
-    if (runsBeforeOnEveryPath(After, A) && runsBeforeOnEveryPath(A, At))
-      return B.getNodeAs<Expr>("value");
-  }
-  return nullptr;
 }
 
 } // namespace torchtidy

@@ -49,11 +49,8 @@ FunctionSummary summarize(AutogradModel &Model, const FunctionDecl *FD) {
     const ParmVarDecl *P = FD->getParamDecl(I);
     if (!isTensorOutParam(P))
       continue;
-    auto Target = ignoringImplicit(declRefExpr(to(parmVarDecl(equalsNode(P)))));
-    for (const BoundNodes &B :
-         match(findAll(cxxOperatorCallExpr(hasOverloadedOperatorName("="), hasArgument(0, Target)).bind("w")), *Body,
-               Ctx))
-      if (Model.isGraphAttached(B.getNodeAs<CXXOperatorCallExpr>("w")->getArg(1)))
+    for (const Definition &D : definitionsIn(Body, declRefExpr(to(parmVarDecl(equalsNode(P)))), Ctx))
+      if (D.K == Definition::Assign && Model.isGraphAttached(D.Value))
         S.GraphOutParams |= 1u << I;
   }
   // The user functions it calls: their facts join its own in the index (those of this TU are
