@@ -18,6 +18,9 @@ namespace {
 struct Buffer {
   const VarDecl *Owner = nullptr;
   const Expr *Temporary = nullptr;
+  /// The pointer is an image matrix's `data` field (`mat.data`): such matrices (cv::Mat) share
+  /// one reference-counted buffer between copies.
+  bool ImageData = false;
 };
 
 /// Whether a variable of type \p T owns the memory it hands out: an array or a class held by
@@ -43,12 +46,14 @@ std::optional<Buffer> bufferOf(const Expr *Ptr) {
       break;
   }
   const Expr *Object = nullptr;
+  bool ImageData = false;
   if (const auto *Call = dyn_cast<CXXMemberCallExpr>(E)) { // v.data(), mat.ptr<float>(), p.get()
     const CXXMethodDecl *MD = Call->getMethodDecl();
     if (MD && MD->getIdentifier() && llvm::is_contained(names::BufferAccessors, MD->getName()))
       Object = Call->getImplicitObjectArgument();
   } else if (const auto *ME = dyn_cast<MemberExpr>(E); ME && !ME->isArrow()) { // mat.data
     Object = ME->getBase();
+    ImageData = true;
   } else if (const auto *Addr = dyn_cast<UnaryOperator>(E); Addr && Addr->getOpcode() == UO_AddrOf) { // &v[0]
     const Expr *Sub = Addr->getSubExpr()->IgnoreParenImpCasts();
     if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Sub); Op && Op->getOperator() == OO_Subscript)
@@ -64,7 +69,7 @@ std::optional<Buffer> bufferOf(const Expr *Ptr) {
   if (const auto *DRE = dyn_cast<DeclRefExpr>(Object)) {
     const auto *VD = dyn_cast<VarDecl>(DRE->getDecl());
     if (VD && VD->hasLocalStorage() && ownsStorage(VD->getType()))
-      return Buffer{VD, nullptr};
+      return Buffer{VD, nullptr, ImageData};
     return std::nullopt;
   }
   if (Object->isPRValue() || isa<MaterializeTemporaryExpr, CXXBindTemporaryExpr>(Object))
@@ -221,6 +226,14 @@ void FromBlobDanglingCheck::check(const MatchFinder::MatchResult &Result) {
     return;
   std::optional<Buffer> B = bufferOf(Result.Nodes.getNodeAs<Expr>("ptr"));
   if (!B)
+    return;
+  // `out.img = mat;` shares mat's buffer with something that outlives mat.
+  const FunctionDecl *Fn = enclosingFunction(Blob, *Result.Context);
+  if (B->ImageData && Fn && Fn->hasBody() &&
+      !match(findAll(cxxOperatorCallExpr(hasOverloadedOperatorName("="), hasArgument(0, ignoringParenImpCasts(memberExpr())),
+                                         hasArgument(1, ignoringParenImpCasts(declRefExpr(to(equalsNode(B->Owner))))))),
+             *Fn->getBody(), *Result.Context)
+           .empty())
     return;
   AutogradModel &M = model(*Result.Context);
   const Stmt *Site = Escapes(M, *B).from(Blob);

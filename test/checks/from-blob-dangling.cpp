@@ -19,6 +19,21 @@ struct Image {
 };
 Image decode(const std::string &path) { return Image{32, 32, std::vector<uint8_t>(32 * 32 * 3)}; }
 
+// A matrix whose copies share one reference-counted buffer, as cv::Mat's do.
+struct Mat {
+  int rows = 0, cols = 0;
+  std::shared_ptr<uint8_t> storage;
+  uint8_t *data = nullptr;
+};
+Mat imread(const std::string &path) {
+  std::shared_ptr<uint8_t> s(new uint8_t[32 * 32 * 3], std::default_delete<uint8_t[]>());
+  return Mat{32, 32, s, s.get()};
+}
+struct Sample {
+  Mat img;
+  torch::Tensor tsr;
+};
+
 struct NetImpl : torch::nn::Module {
   NetImpl() : fc(register_module("fc", torch::nn::Linear(4, 2))) {}
   torch::Tensor forward(torch::Tensor x) { return fc(x); }
@@ -44,6 +59,12 @@ torch::Tensor positiveReturnViewOfImage(const std::string &path) {
   auto t = torch::from_blob(img.data(), {img.rows, img.cols, 3}, torch::kByte);
   // CHECK: :[[@LINE-1]]:12: [[ERROR]]: tensor from torch::from_blob over 'img' outlives it
   return t.permute({2, 0, 1});
+}
+
+void positiveMatDataKept(Sample &out, const std::string &path) {
+  Mat img = imread(path);
+  out.tsr = torch::from_blob(img.data, {img.rows, img.cols, 3}, torch::kByte);
+  // CHECK: :[[@LINE-1]]:13: [[ERROR]]: tensor from torch::from_blob over 'img' outlives it
 }
 
 torch::Tensor positiveLocalArray() {
@@ -111,6 +132,14 @@ template <typename T> torch::Tensor positiveTemplate(std::vector<T> values) {
 template torch::Tensor positiveTemplate<int>(std::vector<int>);
 
 // ---- negatives ----------------------------------------------------------------------------
+
+// The matrix is copied into the caller's struct first: the copy shares its buffer, which lives
+// as long as `out` (libtorch-faster-rcnn, data.cpp).
+void negativeMatSharedWithCaller(Sample &out, const std::string &path) {
+  Mat img = imread(path);
+  out.img = img;
+  out.tsr = torch::from_blob(img.data, {img.rows, img.cols, 3}, torch::kByte);
+}
 
 torch::Tensor negativeCloned(const std::vector<double> &values) {
   std::vector<float> buffer(values.begin(), values.end());
