@@ -56,9 +56,11 @@ bool filledIn(const VarDecl *VD, const Stmt *Loop, AutogradModel &Model) {
 
 /// The host factory whose tensor \p E is in this iteration: `torch::ones(...)` itself, or
 /// through arithmetic with other such tensors and scalars, `.detach()`, dtype conversions and
-/// the locals of the loop body that are not filled in the loop. torch::tensor(values) only when
-/// `values` is invariant (it wraps host data). Null otherwise.
-const CallExpr *hostFactoryOf(const Expr *E, const Stmt *Loop, AutogradModel &Model, unsigned Depth = 0) {
+/// the locals of \p Scope (the loop's body, or the body of a function called on every
+/// iteration) that are not filled in it. torch::tensor(values) only when `values` is invariant
+/// in \p Loop (it wraps host data), never in a called function (Loop null). Null otherwise.
+const CallExpr *hostFactoryOf(const Expr *E, const Stmt *Scope, const Stmt *Loop, AutogradModel &Model,
+                              unsigned Depth = 0) {
   E = spelled(E);
   if (!E || Depth > 6)
     return nullptr;
@@ -70,7 +72,7 @@ const CallExpr *hostFactoryOf(const Expr *E, const Stmt *Loop, AutogradModel &Mo
     const CXXMethodDecl *MD = Call->getMethodDecl();
     bool Keeps = MD && MD->getIdentifier() && isTensorMethod(MD, SameDevice) &&
                  moveTarget(Call, Model.context()) == Target::None;
-    return Keeps ? hostFactoryOf(Call->getImplicitObjectArgument(), Loop, Model, Depth + 1) : nullptr;
+    return Keeps ? hostFactoryOf(Call->getImplicitObjectArgument(), Scope, Loop, Model, Depth + 1) : nullptr;
   }
   if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E)) {
     // Arithmetic: on the host as long as every tensor operand is (mixed devices would throw).
@@ -78,7 +80,7 @@ const CallExpr *hostFactoryOf(const Expr *E, const Stmt *Loop, AutogradModel &Mo
     for (const Expr *Arg : Op->arguments()) {
       if (!isTensorType(Arg->getType()))
         continue;
-      const CallExpr *F = hostFactoryOf(Arg, Loop, Model, Depth + 1);
+      const CallExpr *F = hostFactoryOf(Arg, Scope, Loop, Model, Depth + 1);
       if (!F)
         return nullptr;
       Factory = Factory ? Factory : F;
@@ -87,16 +89,16 @@ const CallExpr *hostFactoryOf(const Expr *E, const Stmt *Loop, AutogradModel &Mo
   }
   if (const auto *DRE = dyn_cast<DeclRefExpr>(E)) {
     const auto *VD = dyn_cast<VarDecl>(DRE->getDecl());
-    bool LoopLocal = VD && VD->getInit() && VD->isLocalVarDecl() &&
-                     declaredInside(VD, loopBody(Loop), Model.context().getSourceManager());
-    return LoopLocal && !filledIn(VD, Loop, Model) ? hostFactoryOf(VD->getInit(), Loop, Model, Depth + 1)
-                                                   : nullptr;
+    bool Local = VD && VD->getInit() && VD->isLocalVarDecl() &&
+                 declaredInside(VD, Scope, Model.context().getSourceManager());
+    return Local && !filledIn(VD, Scope, Model) ? hostFactoryOf(VD->getInit(), Scope, Loop, Model, Depth + 1)
+                                                : nullptr;
   }
   const auto *Call = dyn_cast<CallExpr>(E);
   const FunctionDecl *FD = Call ? Call->getDirectCallee() : nullptr;
   if (!FD || !FD->getIdentifier() || !isInSystemHeader(FD) || !llvm::is_contained(names::HostFactories, FD->getName()))
     return nullptr;
-  return FD->getName() != "tensor" || Model.readsOnlyInvariants(Call, Loop) ? Call : nullptr;
+  return FD->getName() != "tensor" || (Loop && Model.readsOnlyInvariants(Call, Loop)) ? Call : nullptr;
 }
 
 /// The host copy `x.cpu()` / `x.to(kCPU)` somewhere in the chain of tensor calls that
@@ -124,19 +126,20 @@ const CXXMemberCallExpr *hostCopyInChain(const Expr *E, const Stmt *Loop, ASTCon
 
 std::string nameOf(const ValueDecl *D) { return D ? D->getNameAsString() : std::string(); }
 
+constexpr const char *HostFactoryMessage = "tensor created on the host and copied to the device on every iteration; "
+                                           "consider creating it on the device with 'torch::TensorOptions().device(...)'";
+
 } // namespace
 
 void HostDeviceCopyInLoopCheck::registerMatchers(MatchFinder *Finder) {
   TorchCheck::registerMatchers(Finder);
   auto Move = cxxMemberCallExpr(unless(matchers::isExpansionInSystemHeader()),
                                 callee(cxxMethodDecl(hasAnyName("to", "cuda", "cpu"))));
-  // The loop last: climbing to the root from every call is quadratic in the nesting depth.
-  Finder->addMatcher(
-      stmt(anyOf(cxxMemberCallExpr(Move, matchers::tensorMethodCall({"to", "cuda", "cpu"})),
-                 cxxMemberCallExpr(Move, matchers::moduleMethodCall({"to", "cuda", "cpu"}))),
-           hasAncestor(matchers::loopStmt()))
-          .bind("move"),
-      this);
+  // Moves outside any loop too: a helper called on every iteration (checkCalled).
+  Finder->addMatcher(stmt(anyOf(cxxMemberCallExpr(Move, matchers::tensorMethodCall({"to", "cuda", "cpu"})),
+                                cxxMemberCallExpr(Move, matchers::moduleMethodCall({"to", "cuda", "cpu"}))))
+                         .bind("move"),
+                     this);
 }
 
 void HostDeviceCopyInLoopCheck::check(const MatchFinder::MatchResult &Result) {
@@ -147,6 +150,8 @@ void HostDeviceCopyInLoopCheck::check(const MatchFinder::MatchResult &Result) {
     return;
   const Stmt *Loop = Model.enclosingLoop(Call);
   Target T = moveTarget(Call, Ctx);
+  if (!Loop && T == Target::Device)
+    return checkCalled(Call, Model);
   // A copy under `if (i % k == 0)` (a snapshot every k steps) is not per-iteration.
   if (!Loop || T == Target::None || Model.everyNth(Call, Loop) > 1)
     return;
@@ -181,9 +186,8 @@ void HostDeviceCopyInLoopCheck::check(const MatchFinder::MatchResult &Result) {
   if (T != Target::Device)
     return;
 
-  if (hostFactoryOf(Object, Loop, Model)) {
-    diag(Loc, "tensor created on the host and copied to the device on every iteration; "
-              "consider creating it on the device with 'torch::TensorOptions().device(...)'");
+  if (hostFactoryOf(Object, loopBody(Loop), Loop, Model)) {
+    diag(Loc, HostFactoryMessage);
     noteLoop();
     return;
   }
@@ -194,6 +198,20 @@ void HostDeviceCopyInLoopCheck::check(const MatchFinder::MatchResult &Result) {
     diag(HostCopy->getExprLoc(), "copied to the host here", DiagnosticIDs::Note);
     noteLoop();
   }
+}
+
+void HostDeviceCopyInLoopCheck::checkCalled(const CXXMemberCallExpr *Call, AutogradModel &Model) {
+  // A tensor the function makes on the host on each call and moves to the device, in a
+  // function that a training loop (here or in another TU) calls on every iteration.
+  const FunctionDecl *Fn = enclosingFunction(Call, Model.context());
+  if (!Fn || !Fn->hasBody() || !hostFactoryOf(Call->getImplicitObjectArgument(), Fn->getBody(), nullptr, Model))
+    return;
+  std::optional<PerIteration> Hot = Model.perIterationLoop(
+      Call, {LoopEventKind::Forward, LoopEventKind::Backward, LoopEventKind::Step}, /*AcrossTUs=*/true);
+  if (!Hot)
+    return;
+  diag(Call->getExprLoc(), HostFactoryMessage);
+  TorchCheck::noteLoop(*Hot, "iteration");
 }
 
 } // namespace torchtidy

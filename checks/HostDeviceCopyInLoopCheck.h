@@ -12,6 +12,10 @@ public:
       : TorchCheck(Name, Context) {}
   void registerMatchers(clang::ast_matchers::MatchFinder *Finder) override;
   void check(const clang::ast_matchers::MatchFinder::MatchResult &Result) override;
+
+private:
+  /// A move to the device outside any loop of its function, which a loop calls.
+  void checkCalled(const clang::CXXMemberCallExpr *Call, AutogradModel &Model);
 };
 
 } // namespace torchtidy

@@ -356,7 +356,6 @@ unsigned AutogradModel::everyNth(const Stmt *S, const Stmt *Loop) {
   return Every;
 }
 
-namespace {
 /// Whether \p S runs on every call of its function, as far as its text shows: under no
 /// condition, switch or handler, and after no `if` that may return. Stricter than everyNth,
 /// for a caller out of sight: a condition on a parameter or a field may differ between calls.
@@ -393,7 +392,6 @@ bool runsOnEveryCall(const Stmt *S, ASTContext &Ctx) {
   }
   return false;
 }
-} // namespace
 
 std::optional<PerIteration> AutogradModel::perIterationLoop(const Stmt *S, ArrayRef<LoopEventKind> Kinds,
                                                            bool AcrossTUs) {

@@ -30,6 +30,8 @@ constexpr int64_t FormatVersion = 1;
 constexpr size_t MaxFunctions = 1u << 20;
 /// The most loop calls one function may have (a call in every loop of a large project).
 constexpr size_t MaxLoopCalls = 1u << 12;
+/// How many callers that call a function on every call loopCalling climbs (see EveryCall).
+constexpr unsigned MaxEveryCallHops = 6;
 constexpr llvm::StringLiteral QueryNames[] = {"any", "model", "training"};
 /// The prefix of a loopCalling lookup among the consulted keys (a USR starts with "c:").
 constexpr llvm::StringLiteral LoopCallsKey = "loop-calls ";
@@ -78,6 +80,8 @@ json::Value toJSON(const FunctionSummary &S) {
     O["graph_out_params"] = int64_t(S.GraphOutParams);
   if (!S.Callees.empty())
     O["callees"] = S.Callees;
+  if (!S.EveryCall.empty())
+    O["every_call"] = S.EveryCall;
   if (S.Conflicting)
     O["conflicting"] = true;
   return O;
@@ -93,7 +97,8 @@ bool fromJSON(const json::Value &V, FunctionSummary &S, json::Path P) {
   std::vector<std::string> Facts;
   int64_t Out = 0;
   if (!M || !M.map("name", S.Name) || !M.map("facts", Facts) || !M.mapOptional("graph_out_params", Out) ||
-      !M.mapOptional("callees", S.Callees) || !M.mapOptional("conflicting", S.Conflicting))
+      !M.mapOptional("callees", S.Callees) || !M.mapOptional("every_call", S.EveryCall) ||
+      !M.mapOptional("conflicting", S.Conflicting))
     return false;
   if (Out < 0 || Out > int64_t(UINT32_MAX)) {
     P.field("graph_out_params").report("out of range");
@@ -121,6 +126,12 @@ std::string usrOf(const Decl *D) {
 }
 
 void ProjectIndex::add(llvm::StringRef USR, FunctionSummary S) {
+  for (const std::string &Callee : S.EveryCall) {
+    std::vector<std::string> &Callers = EveryCallers[Callee];
+    auto At = llvm::lower_bound(Callers, USR);
+    if ((At == Callers.end() || *At != USR) && Callers.size() < MaxLoopCalls)
+      Callers.insert(At, USR.str());
+  }
   auto [It, Inserted] = Functions.try_emplace(USR, S);
   if (Inserted)
     return;
@@ -133,6 +144,9 @@ void ProjectIndex::add(llvm::StringRef USR, FunctionSummary S) {
   for (std::string &C : S.Callees)
     if (!llvm::is_contained(Old.Callees, C))
       Old.Callees.push_back(std::move(C));
+  for (std::string &C : S.EveryCall)
+    if (!llvm::is_contained(Old.EveryCall, C))
+      Old.EveryCall.push_back(std::move(C));
 }
 
 void ProjectIndex::addLoopCall(llvm::StringRef CalleeUSR, LoopCall C) {
@@ -151,12 +165,26 @@ std::optional<LoopCall> ProjectIndex::loopCalling(llvm::StringRef USR, LoopCall:
 }
 
 std::optional<LoopCall> ProjectIndex::firstLoopCall(llvm::StringRef USR, uint32_t Query, unsigned MaxCalls) const {
-  auto It = LoopCalls.find(USR.str());
-  if (It == LoopCalls.end())
-    return std::nullopt;
-  for (const LoopCall &C : It->second)
-    if ((C.Queries & Query) && C.Calls <= MaxCalls)
-      return C;
+  // Breadth first from USR up through the functions that call it on every call, so that the
+  // loop fewest calls away answers; each level in the sorted order of the callers' USRs.
+  std::vector<std::pair<std::string, unsigned>> Work{{USR.str(), 0}};
+  llvm::StringSet<> Seen{USR};
+  for (size_t I = 0; I < Work.size(); ++I) {
+    const auto [Fn, Hops] = Work[I];
+    if (auto It = LoopCalls.find(Fn); It != LoopCalls.end())
+      for (const LoopCall &C : It->second)
+        if ((C.Queries & Query) && C.Calls <= MaxCalls) {
+          LoopCall Found = C;
+          Found.Calls += Hops;
+          return Found;
+        }
+    if (Hops == MaxEveryCallHops)
+      continue;
+    if (auto It = EveryCallers.find(Fn); It != EveryCallers.end())
+      for (const std::string &Caller : It->second)
+        if (Seen.insert(Caller).second)
+          Work.emplace_back(Caller, Hops + 1);
+  }
   return std::nullopt;
 }
 

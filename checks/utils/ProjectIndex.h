@@ -45,11 +45,15 @@ struct FunctionSummary {
   uint32_t GraphOutParams = 0;
   /// The user functions it calls whose bodies its TU does not hold (USRs).
   std::vector<std::string> Callees;
+  /// The user functions it calls on every call of its own, in no loop of its body (USRs, any
+  /// TU): a loop that calls it on every iteration calls them too (ProjectIndex::loopCalling).
+  std::vector<std::string> EveryCall;
   /// Definitions merged into this one that disagreed (inline functions seen differently).
   bool Conflicting = false;
 
   bool operator==(const FunctionSummary &O) const {
-    return Facts == O.Facts && GraphOutParams == O.GraphOutParams && Callees == O.Callees;
+    return Facts == O.Facts && GraphOutParams == O.GraphOutParams && Callees == O.Callees &&
+           EveryCall == O.EveryCall;
   }
 };
 
@@ -88,7 +92,10 @@ public:
   /// same record from several TUs is kept once.
   void addLoopCall(llvm::StringRef CalleeUSR, LoopCall C);
   /// The first loop (by place) of another TU that calls \p USR on every iteration, answers
-  /// \p Query and is at most \p MaxCalls calls above the call; records the lookup.
+  /// \p Query and is at most \p MaxCalls calls above the call; records the lookup. Else the
+  /// nearest such loop of a function that calls \p USR on every one of its calls
+  /// (FunctionSummary::EveryCall), through up to 6 such callers in any TU (not counted against
+  /// \p MaxCalls, which bounds the calls inside the loop's TU); LoopCall::Calls counts them too.
   std::optional<LoopCall> loopCalling(llvm::StringRef USR, LoopCall::Query Query, unsigned MaxCalls) const;
   /// Adds every summary and loop call of \p Other.
   void merge(const ProjectIndex &Other);
@@ -136,6 +143,8 @@ private:
   std::optional<LoopCall> firstLoopCall(llvm::StringRef USR, uint32_t Query, unsigned MaxCalls) const;
   /// Callee USR to the loops that call it, sorted.
   std::map<std::string, std::vector<LoopCall>> LoopCalls;
+  /// Callee USR to the functions that call it on every call of theirs (EveryCall), sorted.
+  std::map<std::string, std::vector<std::string>> EveryCallers;
   mutable llvm::StringMap<uint64_t> Consulted;
 };
 

@@ -60,7 +60,12 @@ FunctionSummary summarize(AutogradModel &Model, const FunctionDecl *FD) {
     if (!Callee || isInSystemHeader(Callee) || Callee == FD || isLambdaCallOperator(Callee))
       continue;
     std::string USR = usrOf(Callee);
-    if (!USR.empty() && !llvm::is_contained(S.Callees, USR))
+    if (USR.empty())
+      continue;
+    const auto *Call = B.getNodeAs<CallExpr>("call");
+    if (!Model.enclosingLoop(Call) && runsOnEveryCall(Call, Ctx) && !llvm::is_contained(S.EveryCall, USR))
+      S.EveryCall.push_back(USR);
+    if (!llvm::is_contained(S.Callees, USR))
       S.Callees.push_back(std::move(USR));
   }
   return S;

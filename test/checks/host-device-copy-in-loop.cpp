@@ -287,3 +287,49 @@ void positiveCopyUnderOtherCondition(torch::Tensor weights, torch::Device device
     // CHECK: :[[@LINE-6]]:52: note: 'weights' is declared here
   }
 }
+
+// A helper that the training loop calls on every step makes a tensor on the host and moves it
+// to the device on each call (a NeRF's positional encoding): reported in the helper, with the
+// call in the loop and the loop as notes.
+torch::Tensor positionalCode(const torch::Tensor &x, torch::Device device) {
+  auto freqs = torch::arange(8).to(torch::kFloat).to(device);
+  // CHECK: :[[@LINE-1]]:51: warning: tensor created on the host and copied to the device on every iteration; consider creating it on the device with 'torch::TensorOptions().device(...)' [torch-host-device-copy-in-loop]
+  // CHECK: :[[@LINE+8]]:32: note: called on every iteration here
+  // CHECK: :[[@LINE+5]]:3: note: loop starts here
+  return x * freqs;
+}
+
+void positiveHelperCalledEveryStep(Net model, torch::optim::SGD &opt, torch::Tensor x, torch::Device device) {
+  for (int step = 0; step < 10; ++step) {
+    opt.zero_grad();
+    auto loss = model->forward(positionalCode(x, device)).sum();
+    loss.backward();
+    opt.step();
+  }
+}
+
+// The same helper shape, called every tenth step, once before training, or from a loop that
+// runs no model: not reported.
+torch::Tensor snapshotCode(const torch::Tensor &x, torch::Device device) {
+  return x * torch::arange(8).to(torch::kFloat).to(device);
+}
+torch::Tensor warmupCode(const torch::Tensor &x, torch::Device device) {
+  return x * torch::arange(8).to(torch::kFloat).to(device);
+}
+torch::Tensor prepareCode(const torch::Tensor &x, torch::Device device) {
+  return x * torch::arange(8).to(torch::kFloat).to(device);
+}
+void negativeHelperNotCalledEveryStep(Net model, torch::optim::SGD &opt, std::vector<torch::Tensor> &xs,
+                                      torch::Device device) {
+  torch::Tensor warm = warmupCode(xs[0], device);
+  for (auto &x : xs)
+    x = prepareCode(x, device);
+  for (int step = 0; step < 10; ++step) {
+    opt.zero_grad();
+    auto loss = model->forward(xs[step] + warm).sum();
+    loss.backward();
+    opt.step();
+    if (step % 10 == 0)
+      snapshotCode(xs[step], device);
+  }
+}
