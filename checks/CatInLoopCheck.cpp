@@ -13,14 +13,6 @@ using namespace clang::ast_matchers;
 namespace torchtidy {
 namespace {
 
-const Expr *asSpelled(const Expr *E) {
-  for (const Expr *Prev = nullptr; E && E != Prev;) {
-    Prev = E;
-    E = E->IgnoreUnlessSpelledInSource()->IgnoreParens();
-  }
-  return E;
-}
-
 /// The two sides of `a = b` (a tensor's operator=, or a dependent assignment in a template).
 std::pair<const Expr *, const Expr *> assignmentSides(const Expr *E) {
   if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E); Op && Op->getOperator() == OO_Equal && Op->getNumArgs() == 2)

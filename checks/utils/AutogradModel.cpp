@@ -329,7 +329,6 @@ const ValueDecl *containerRoot(const Expr *E) {
   return nullptr;
 }
 
-namespace {
 const Expr *asSpelled(const Expr *E) {
   for (const Expr *Prev = nullptr; E && E != Prev;) {
     Prev = E;
@@ -337,7 +336,6 @@ const Expr *asSpelled(const Expr *E) {
   }
   return E;
 }
-} // namespace
 
 const ValueDecl *objectRoot(const Expr *E) {
   E = asSpelled(E);

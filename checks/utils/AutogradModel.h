@@ -164,6 +164,8 @@ const clang::VarDecl *receivingVariable(const clang::Expr *E, clang::ASTContext 
 /// Whether \p S runs only under a condition within \p Scope (an `if` or `switch` branch, a `?:`
 /// arm, the condition itself included): `if (!acc.defined()) acc = x;`, `case 0: acc = x;`.
 bool underConditionWithin(const clang::Stmt *S, const clang::Stmt *Scope, clang::ASTContext &Ctx);
+/// \p E as spelled in the source: implicit nodes and parentheses stripped until none is left.
+const clang::Expr *asSpelled(const clang::Expr *E);
 /// Whether \p S runs on every call of its function, as far as its text shows: under no
 /// condition, switch or handler, not in a lambda, and after no `if` that may return.
 bool runsOnEveryCall(const clang::Stmt *S, clang::ASTContext &Ctx);

@@ -345,6 +345,55 @@ TEST(ProjectIndex, LoopCallsMergeRecursionAndMissingUnits) {
   }
 }
 
+TEST(ProjectIndex, EveryCallChainsReachTheLoop) {
+  auto Summary = [](std::string Name, std::vector<std::string> Every) {
+    FunctionSummary S;
+    S.Name = std::move(Name);
+    S.EveryCall = std::move(Every);
+    return S;
+  };
+  LoopCall L;
+  L.Loop = "train.cpp:5";
+  L.Queries = LoopCall::AnyLoop | LoopCall::ModelLoop | LoopCall::TrainingLoop;
+  // train.cpp's loop calls render; render calls forward and forward calls encode on every call
+  // of theirs, each in its own TU: encode runs on every iteration, two calls further down.
+  ProjectIndex Train, Render, Field, Cycle;
+  Train.addLoopCall("c:@F@render", L);
+  Render.add("c:@F@render", Summary("render", {"c:@F@forward"}));
+  Field.add("c:@F@forward", Summary("forward", {"c:@F@encode"}));
+  // A cycle of every-call callers that reaches no loop ends.
+  Cycle.add("c:@F@a", Summary("a", {"c:@F@b"}));
+  Cycle.add("c:@F@b", Summary("b", {"c:@F@a"}));
+  ProjectIndex I;
+  for (const ProjectIndex *Part : {&Field, &Cycle, &Render, &Train})
+    I.merge(*Part);
+  std::optional<LoopCall> C = I.loopCalling("c:@F@encode", LoopCall::TrainingLoop, 0);
+  ASSERT_TRUE(C.has_value());
+  EXPECT_EQ(C->Loop, "train.cpp:5");
+  EXPECT_EQ(C->Calls, 2u);
+  EXPECT_EQ(I.loopCalling("c:@F@render", LoopCall::TrainingLoop, 0)->Calls, 0u);
+  EXPECT_FALSE(I.loopCalling("c:@F@a", LoopCall::AnyLoop, 3).has_value());
+  // The answer depends on the middle of the chain: without render's summary it is gone.
+  std::string Key = (llvm::Twine("loop-calls ") + llvm::Twine(unsigned(LoopCall::TrainingLoop)) + " 0 c:@F@encode").str();
+  ProjectIndex Broken;
+  Broken.merge(Field);
+  Broken.merge(Train);
+  EXPECT_EQ(Broken.answerHash(Key), 0u);
+  EXPECT_NE(I.consulted().lookup(Key), 0u);
+  // Six every-call callers are followed, not seven.
+  ProjectIndex Long;
+  Long.addLoopCall("c:@F@f0", L);
+  for (int N = 0; N < 7; ++N)
+    Long.add("c:@F@f" + std::to_string(N), Summary("f", {"c:@F@f" + std::to_string(N + 1)}));
+  EXPECT_EQ(Long.loopCalling("c:@F@f6", LoopCall::AnyLoop, 0)->Calls, 6u);
+  EXPECT_FALSE(Long.loopCalling("c:@F@f7", LoopCall::AnyLoop, 0).has_value());
+  // Through JSON, the edges stay.
+  llvm::Expected<ProjectIndex> Back = ProjectIndex::fromJSON(I.toJSONText());
+  ASSERT_TRUE(bool(Back)) << llvm::toString(Back.takeError());
+  EXPECT_EQ(Back->toJSONText(), I.toJSONText());
+  EXPECT_EQ(Back->loopCalling("c:@F@encode", LoopCall::TrainingLoop, 0)->Loop, "train.cpp:5");
+}
+
 TEST(ProjectIndex, MergeRecursionAndMissingUnits) {
   ProjectIndex I;
   F A, B, C, E, G;
