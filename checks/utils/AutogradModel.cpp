@@ -165,7 +165,7 @@ llvm::ArrayRef<const CallExpr *> AutogradModel::callersOf(const FunctionDecl *FD
 
 llvm::SmallVector<const FunctionDecl *, 2> AutogradModel::calledFunctions(const CallExpr *Call) {
   if (calledParameter(Call)) {
-    callersOf(Call->getDirectCallee()); // the call index resolves such calls
+    (void)callersOf(Call->getDirectCallee()); // builds the call index, which resolves such calls
     if (auto It = P->ParameterCallees.find(Call); It != P->ParameterCallees.end() && !It->second.empty())
       return It->second;
   }
@@ -182,7 +182,7 @@ const FunctionDecl *AutogradModel::calledFunction(const CallExpr *Call) {
     return Callee;
   if (calledParameter(Call)) {
     // The call index resolves it (while it is being built: unresolved); one function only.
-    callersOf(Callee);
+    (void)callersOf(Callee);
     auto It = P->ParameterCallees.find(Call);
     return It != P->ParameterCallees.end() && It->second.size() == 1 ? It->second.front() : Callee;
   }
