@@ -43,7 +43,7 @@ struct FunctionSummary {
   uint32_t Facts = 0;
   /// Bit i: the function assigns a graph-attached tensor to its reference parameter i.
   uint32_t GraphOutParams = 0;
-  /// The user functions it calls whose bodies its TU does not hold (USRs).
+  /// The user functions it calls (USRs): factsOf follows them, in this TU or another.
   std::vector<std::string> Callees;
   /// The user functions it calls on every call of its own, in no loop of its body (USRs, any
   /// TU): a loop that calls it on every iteration calls them too (ProjectIndex::loopCalling).

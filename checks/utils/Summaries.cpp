@@ -56,13 +56,13 @@ FunctionSummary summarize(AutogradModel &Model, const FunctionDecl *FD) {
   // The user functions it calls: their facts join its own in the index (those of this TU are
   // in the index too, so the chain continues through them into other TUs).
   for (const BoundNodes &B : match(findAll(callExpr().bind("call")), *Body, Ctx)) {
-    const FunctionDecl *Callee = Model.calledFunction(B.getNodeAs<CallExpr>("call"));
+    const auto *Call = B.getNodeAs<CallExpr>("call");
+    const FunctionDecl *Callee = Model.calledFunction(Call);
     if (!Callee || isInSystemHeader(Callee) || Callee == FD || isLambdaCallOperator(Callee))
       continue;
     std::string USR = usrOf(Callee);
     if (USR.empty())
       continue;
-    const auto *Call = B.getNodeAs<CallExpr>("call");
     if (!Model.enclosingLoop(Call) && runsOnEveryCall(Call, Ctx) && !llvm::is_contained(S.EveryCall, USR))
       S.EveryCall.push_back(USR);
     if (!llvm::is_contained(S.Callees, USR))
