@@ -172,12 +172,15 @@ LoopOutputs analyzeFlow(const Stmt *Loop, const FunctionDecl *Inner, const Funct
   for (const BoundNodes &B : match(findAll(stmt(Model.gradientConsumer()).bind("use")), *FnBody, Ctx))
     if (readsLoopValue(B.getNodeAs<Stmt>("use"), Tainted, Loop, Model))
       Result.ReachesGradient = true;
+  // A call runs the user functions it names, and the lambdas a std::function parameter stands for.
   for (const BoundNodes &B : match(findAll(callExpr().bind("call")), *FnBody, Ctx)) {
     const auto *Call = B.getNodeAs<CallExpr>("call");
-    const FunctionDecl *Def = userDefinition(Call->getDirectCallee());
-    if (Def && (readsLoopValue(Call, Tainted, Loop, Model) || referencesAny(Def->getBody(), Tainted, Ctx)) &&
-        Model.findReachable(Def->getBody(), Model.gradientConsumer(), 2))
-      Result.ReachesGradient = true;
+    for (const FunctionDecl *Callee : Model.calledFunctions(Call)) {
+      const FunctionDecl *Def = userDefinition(Callee);
+      if (Def && (readsLoopValue(Call, Tainted, Loop, Model) || referencesAny(Def->getBody(), Tainted, Ctx)) &&
+          Model.findReachable(Def->getBody(), Model.gradientConsumer(), 2))
+        Result.ReachesGradient = true;
+    }
   }
 
   const Stmt *InnerBody = Inner && Inner->hasBody() ? Inner->getBody() : FnBody;

@@ -816,3 +816,37 @@ void negativeTrainingStepThroughStdFunction(Net &net, std::vector<torch::Tensor>
   };
   batchLoopWithCallback(net, batches, callback);
 }
+
+// The last output leaves the loop and is backpropagated, after it, by the step the only
+// caller passes as a std::function: a guard before the loop would make that backward() throw.
+void lastOutputToCallback(Net &net, std::vector<torch::Tensor> &batches, std::vector<float> &losses,
+                          std::function<void(torch::Tensor)> done) {
+  torch::Tensor last;
+  for (auto &b : batches) {
+    last = net->forward(b).mean();
+    losses.push_back(last.item<float>());
+  }
+  done(last);
+}
+void negativeBackwardAfterLoopThroughStdFunction(Net &net, std::vector<torch::Tensor> &batches,
+                                                 std::vector<float> &losses, torch::optim::Optimizer &opt) {
+  lastOutputToCallback(net, batches, losses, [&](torch::Tensor loss) {
+    opt.zero_grad();
+    loss.backward();
+    opt.step();
+  });
+}
+// The same loop whose callback only logs: an evaluation loop.
+void lastOutputToLogger(Net &net, std::vector<torch::Tensor> &batches, std::vector<float> &losses,
+                        std::function<void(torch::Tensor)> done) {
+  torch::Tensor last;
+  for (auto &b : batches) {
+    last = net->forward(b).mean();
+    // CHECK: :[[@LINE-1]]:12: warning: model forward runs with autograd enabled in an evaluation loop
+    losses.push_back(last.item<float>());
+  }
+  done(last);
+}
+void positiveLoggingCallbackAfterLoop(Net &net, std::vector<torch::Tensor> &batches, std::vector<float> &losses) {
+  lastOutputToLogger(net, batches, losses, [](torch::Tensor loss) { std::printf("%f\n", loss.item<float>()); });
+}
