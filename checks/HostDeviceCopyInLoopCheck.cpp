@@ -54,51 +54,23 @@ bool filledIn(const VarDecl *VD, const Stmt *Loop, AutogradModel &Model) {
   return false;
 }
 
-/// The host factory whose tensor \p E is in this iteration: `torch::ones(...)` itself, or
-/// through arithmetic with other such tensors and scalars, `.detach()`, dtype conversions and
-/// the locals of \p Scope (the loop's body, or the body of a function called on every
-/// iteration) that are not filled in it. torch::tensor(values) only when `values` is invariant
-/// in \p Loop (it wraps host data), never in a called function (Loop null). Null otherwise.
-const CallExpr *hostFactoryOf(const Expr *E, const Stmt *Scope, const Stmt *Loop, AutogradModel &Model,
-                              unsigned Depth = 0) {
-  E = spelled(E);
-  if (!E || Depth > 6)
-    return nullptr;
-  if (const auto *Call = dyn_cast<CXXMemberCallExpr>(E)) {
-    // Ops that keep a tensor where it is: detaching, dtype conversions, arithmetic, reshaping.
-    static const StringRef SameDevice[] = {"detach", "clone", "to", "contiguous", "float", "double", "half",
-                                           "long", "mul", "add", "sub", "div", "neg", "abs", "sqrt", "exp",
-                                           "log", "pow", "view", "reshape", "expand", "unsqueeze", "squeeze", "t"};
-    const CXXMethodDecl *MD = Call->getMethodDecl();
-    bool Keeps = MD && MD->getIdentifier() && isTensorMethod(MD, SameDevice) &&
-                 moveTarget(Call, Model.context()) == Target::None;
-    return Keeps ? hostFactoryOf(Call->getImplicitObjectArgument(), Scope, Loop, Model, Depth + 1) : nullptr;
-  }
-  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E)) {
-    // Arithmetic: on the host as long as every tensor operand is (mixed devices would throw).
-    const CallExpr *Factory = nullptr;
-    for (const Expr *Arg : Op->arguments()) {
-      if (!isTensorType(Arg->getType()))
-        continue;
-      const CallExpr *F = hostFactoryOf(Arg, Scope, Loop, Model, Depth + 1);
-      if (!F)
-        return nullptr;
-      Factory = Factory ? Factory : F;
-    }
-    return Factory;
-  }
-  if (const auto *DRE = dyn_cast<DeclRefExpr>(E)) {
-    const auto *VD = dyn_cast<VarDecl>(DRE->getDecl());
-    bool Local = VD && VD->getInit() && VD->isLocalVarDecl() &&
-                 declaredInside(VD, Scope, Model.context().getSourceManager());
-    return Local && !filledIn(VD, Scope, Model) ? hostFactoryOf(VD->getInit(), Scope, Loop, Model, Depth + 1)
-                                                : nullptr;
-  }
-  const auto *Call = dyn_cast<CallExpr>(E);
-  const FunctionDecl *FD = Call ? Call->getDirectCallee() : nullptr;
-  if (!FD || !FD->getIdentifier() || !isInSystemHeader(FD) || !llvm::is_contained(names::HostFactories, FD->getName()))
-    return nullptr;
-  return FD->getName() != "tensor" || (Loop && Model.readsOnlyInvariants(Call, Loop)) ? Call : nullptr;
+/// The host factory whose tensor \p E is in this iteration (AutogradModel::hostTensorSource):
+/// made in \p Scope (the loop's body, or the body of a function called on every iteration),
+/// through no local filled there. torch::tensor(values) only when `values` is invariant in \p Loop (it wraps
+/// host data), never in a called function (Loop null); from_blob never (it wraps the host data
+/// of the moment). Null otherwise.
+const Expr *hostFactoryOf(const Expr *E, const Stmt *Scope, const Stmt *Loop, AutogradModel &Model) {
+  auto Factory = [&](const CallExpr *Call) {
+    StringRef Name = Call->getDirectCallee()->getName();
+    return llvm::is_contained(names::HostFactories, Name) &&
+           (Name != "tensor" || (Loop && Model.readsOnlyInvariants(Call, Loop)));
+  };
+  auto Unfilled = [&](const VarDecl *VD) { return !filledIn(VD, Scope, Model); };
+  HostTensorQuery Q;
+  Q.Factory = Factory;
+  Q.Local = Unfilled;
+  Q.Scope = Scope;
+  return Model.hostTensorSource(E, Q);
 }
 
 /// The host copy `x.cpu()` / `x.to(kCPU)` somewhere in the chain of tensor calls that

@@ -57,48 +57,13 @@ bool isSyncingOp(const Expr *E, ASTContext &Ctx) {
                       [&](StringRef N) { return FD->getQualifiedNameAsString() == N.drop_front(2); });
 }
 
-/// A LibTorch factory (`torch::full({}, 0.1)`) whose arguments name no device and no
-/// options that might: the tensor is created on the host.
-bool isHostFactoryCall(const Expr *E) {
-  const auto *Call = dyn_cast<CallExpr>(E);
-  const FunctionDecl *FD = Call && !isa<CXXMemberCallExpr>(Call) ? Call->getDirectCallee() : nullptr;
-  if (!FD || !FD->getIdentifier() || !isInSystemHeader(FD) || !isTensorType(Call->getType()) ||
-      // from_blob wraps host memory.
-      !(llvm::is_contained(names::HostFactories, FD->getName()) || FD->getName() == "from_blob"))
-    return false;
-  ASTContext &Ctx = FD->getASTContext();
-  auto DeviceOrOptions = expr(anyOf(hasType(cxxRecordDecl(hasName(names::Device))),
-                                    hasType(enumDecl(hasName(names::DeviceType))),
-                                    declRefExpr(hasType(cxxRecordDecl(hasName(names::TensorOptions))))));
-  return llvm::none_of(Call->arguments(), [&](const Expr *Arg) {
-    return !match(findAll(DeviceOrOptions.bind("d")), *Arg, Ctx).empty();
-  });
-}
-
-/// Whether the tensor \p E plainly lives on the host: it went through another synchronizing
-/// op (reported there) or a local initialised so, following the chain of tensor methods.
-bool plainlyOnHost(const Expr *E, ASTContext &Ctx, unsigned Depth = 0) {
-  while (E && Depth++ < 8) {
-    E = E->IgnoreUnlessSpelledInSource();
-    if (isSyncingOp(E, Ctx))
-      return true;
-    if (const auto *M = dyn_cast<CXXMemberCallExpr>(E);
-        M && isTensorMethod(M->getMethodDecl(), {M->getMethodDecl()->getName()}) &&
-        !isTensorMethod(M->getMethodDecl(), {"to", "cuda"})) {
-      E = M->getImplicitObjectArgument();
-      continue;
-    }
-    if (isHostFactoryCall(E))
-      return true;
-    if (const auto *DRE = dyn_cast<DeclRefExpr>(E)) {
-      const auto *VD = dyn_cast<VarDecl>(DRE->getDecl());
-      if (VD && VD->isLocalVarDecl() && VD->getInit() && !VD->getType()->isReferenceType() &&
-          isTensorType(VD->getType()))
-        return plainlyOnHost(VD->getInit(), Ctx, Depth);
-    }
-    return false;
-  }
-  return false;
+/// Whether the tensor \p E plainly lives on the host (AutogradModel::hostTensorSource): made by
+/// a host factory, or it went through another synchronizing op (reported there).
+bool plainlyOnHost(const Expr *E, AutogradModel &Model) {
+  auto Synced = [&](const Expr *S) { return isSyncingOp(S, Model.context()); };
+  HostTensorQuery Q;
+  Q.OnHost = Synced;
+  return Model.hostTensorSource(E, Q) != nullptr;
 }
 
 /// Whether the value computed at \p S decides a branch: it sits in a condition or a
@@ -192,7 +157,7 @@ void SyncInHotLoopCheck::check(const MatchFinder::MatchResult &Result) {
   AutogradModel &Model = model(Ctx);
   std::string What = describe(Sync, Model);
   const Expr *Operand = operandOf(Sync, Model);
-  if (What.empty() || (Operand && plainlyOnHost(Operand, Ctx)))
+  if (What.empty() || (Operand && plainlyOnHost(Operand, Model)))
     return;
   if (isa<CallExpr>(Sync) && !cast<CallExpr>(Sync)->getDirectCallee() && !isa<CXXOperatorCallExpr>(Sync)) {
     // Read by name only where no instantiation shows the resolved call.

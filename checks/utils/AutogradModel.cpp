@@ -453,4 +453,112 @@ bool AutogradModel::mayUseAccelerator(const Stmt *S) {
                (Own && isLambdaCallOperator(Own) && Around(Own, Opts.CallDepth + 1)));
 }
 
+namespace {
+/// One hostTensorSource question: the locals being followed (a definition that reads its own
+/// variable, `t = t * 2`, adds nothing to what the others say) and the first source found.
+class HostWalk {
+public:
+  HostWalk(AutogradModel &M, const HostTensorQuery &Q) : M(M), Ctx(M.context()), Q(Q) {}
+  const Expr *Source = nullptr;
+
+  /// Whether every path that gives \p E its value starts on the host (Source: the first such start).
+  bool onHost(const Expr *E, unsigned Depth) {
+    E = E ? E->IgnoreUnlessSpelledInSource() : nullptr;
+    if (!E || Depth > MaxDepth)
+      return false;
+    if (Q.OnHost && Q.OnHost(E))
+      return found(E);
+    if (const CallExpr *Factory = hostFactoryCall(E, Ctx))
+      return (!Q.Factory || Q.Factory(Factory)) && found(Factory);
+    if (const auto *Call = dyn_cast<CXXMemberCallExpr>(E)) {
+      // A tensor method keeps its object where it is unless it moves it (`.cuda()`, `.to(device)`,
+      // `.to(options)`); a tensor argument on another device would make it throw.
+      const CXXMethodDecl *MD = Call->getMethodDecl();
+      std::optional<DeviceKind> To = deviceMoveOf(Call, Ctx);
+      bool Keeps = MD && MD->getIdentifier() && isTensorMethod(MD, {MD->getName()}) && isTensorType(Call->getType()) &&
+                   (To ? *To == DeviceKind::Host
+                       : llvm::none_of(Call->arguments(), [&](const Expr *A) { return mayNameDevice(A, Ctx); }));
+      return Keeps && allOnHost(Call->getImplicitObjectArgument(), Call->arguments(), Depth);
+    }
+    if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E))
+      return allOnHost(nullptr, Op->arguments(), Depth);
+    if (const auto *Ref = dyn_cast<DeclRefExpr>(E))
+      return localOnHost(Ref, Depth);
+    return false;
+  }
+
+private:
+  static constexpr unsigned MaxDepth = 8;
+
+  bool found(const Expr *E) {
+    Source = Source ? Source : E;
+    return true;
+  }
+
+  /// \p Object (optional) and the tensor arguments of \p Args, at least one, all on the host:
+  /// a 0-dim host tensor combined with a device tensor gives a device tensor.
+  bool allOnHost(const Expr *Object, llvm::iterator_range<CallExpr::const_arg_iterator> Args, unsigned Depth) {
+    bool Any = Object != nullptr;
+    if (Object && !onHost(Object, Depth + 1))
+      return false;
+    for (const Expr *Arg : Args) {
+      if (!isTensorType(Arg->getType()))
+        continue;
+      Any = true;
+      if (!onHost(Arg, Depth + 1))
+        return false;
+    }
+    return Any;
+  }
+
+  /// A local tensor (or a reference binding a temporary) is on the host when every definition
+  /// that gives it a value and reaches \p Ref (AutogradModel::reachingAt) is. In-place writes
+  /// keep it where it is.
+  bool localOnHost(const DeclRefExpr *Ref, unsigned Depth) {
+    const auto *VD = dyn_cast<VarDecl>(Ref->getDecl());
+    if (!VD || !VD->isLocalVarDecl() || VD->isStaticLocal() || !isTensorType(VD->getType()) ||
+        (VD->getType()->isReferenceType() && !bindsTemporary(VD->getInit())) || (Q.Local && !Q.Local(VD)))
+      return false;
+    if (!Active.insert(VD).second)
+      return true;
+    llvm::SmallVector<const Stmt *, 4> Sites;
+    llvm::SmallVector<const Expr *, 4> Values;
+    for (const Definition &D : definitionsOf(VD, Ctx))
+      if (D.K == Definition::Init || D.K == Definition::Assign) {
+        Sites.push_back(D.K == Definition::Init ? declarationOf(VD) : D.Site);
+        Values.push_back(D.Value);
+      }
+    llvm::SmallVector<const Stmt *, 2> Reaching = M.reachingAt(Sites, Ref);
+    bool All = !Reaching.empty();
+    for (const Stmt *Site : Reaching)
+      if (!(All = (!Q.Scope || isWithin(Site->getBeginLoc(), Q.Scope->getSourceRange(), Ctx.getSourceManager())) &&
+                  onHost(Values[llvm::find(Sites, Site) - Sites.begin()], Depth + 1)))
+        break;
+    Active.erase(VD);
+    return All;
+  }
+
+  const Stmt *declarationOf(const VarDecl *VD) {
+    const auto *DS = parentOf(VD, Ctx).get<DeclStmt>();
+    return DS ? static_cast<const Stmt *>(DS) : VD->getInit();
+  }
+
+  static bool bindsTemporary(const Expr *Init) {
+    if (const auto *Cleanups = dyn_cast_or_null<ExprWithCleanups>(Init))
+      Init = Cleanups->getSubExpr();
+    return isa_and_nonnull<MaterializeTemporaryExpr>(Init);
+  }
+
+  AutogradModel &M;
+  ASTContext &Ctx;
+  const HostTensorQuery &Q;
+  llvm::SmallPtrSet<const VarDecl *, 4> Active;
+};
+} // namespace
+
+const Expr *AutogradModel::hostTensorSource(const Expr *E, const HostTensorQuery &Q) {
+  HostWalk W(*this, Q);
+  return W.onHost(E, 0) ? W.Source : nullptr;
+}
+
 } // namespace torchtidy

@@ -197,6 +197,20 @@ struct OutputCut {
 /// that can keep a graph alive.
 bool canHoldGraph(clang::QualType T, unsigned Depth = 3);
 
+/// What AutogradModel::hostTensorSource takes beyond LibTorch's own facts. An empty callback
+/// accepts everything (OnHost: nothing).
+struct HostTensorQuery {
+  /// Which host factory calls (hostFactoryCall) count.
+  llvm::function_ref<bool(const clang::CallExpr *)> Factory;
+  /// Other expressions whose tensor is on the host (a copy to the host, for a check that reports those).
+  llvm::function_ref<bool(const clang::Expr *)> OnHost;
+  /// Which locals the walk follows to their definitions.
+  llvm::function_ref<bool(const clang::VarDecl *)> Local;
+  /// When set, only definitions inside it count (a loop's body: the tensor is made in the
+  /// iteration, not before the loop).
+  const clang::Stmt *Scope = nullptr;
+};
+
 /// The settings the model's answers depend on: clang-tidy CheckOptions, read by every check
 /// (TorchCheck) per check or globally (docs/options.md). Checks with the same settings share
 /// one model, so their facts agree.
@@ -331,6 +345,13 @@ public:
   /// to depth() + 1 levels: the helpers of a loop, the loop's function and its callers) shows a device that is not the CPU (deviceKind), a torch::Device parameter,
   /// field or call, `.cuda()`, or a CUDA query. False for plainly CPU-only code.
   bool mayUseAccelerator(const clang::Stmt *S);
+  /// Where the tensor \p E was made, when it plainly lives on the host: a host factory call
+  /// (hostFactoryCall; \p Q.Factory picks which) or what \p Q.OnHost accepts, followed back
+  /// through the tensor methods that keep a tensor where it is and arithmetic operators (every
+  /// tensor operand on the host: a 0-dim host tensor times a device one is on the device), and
+  /// through locals (\p Q.Local picks which) to every definition that reaches the read
+  /// (reachingAt). Null when some path may start elsewhere.
+  const clang::Expr *hostTensorSource(const clang::Expr *E, const HostTensorQuery &Q = {});
 
   // ---- loops -------------------------------------------------------------------------------
   /// The innermost loop whose body contains \p S (through lambdas defined in it), or null.

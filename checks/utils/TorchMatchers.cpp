@@ -284,6 +284,24 @@ std::optional<DeviceKind> deviceMoveOf(const CXXMemberCallExpr *Call, ASTContext
   return std::nullopt;
 }
 
+bool mayNameDevice(const Expr *E, ASTContext &Ctx) {
+  auto DeviceOrOptions = expr(anyOf(hasType(cxxRecordDecl(hasName(names::Device))),
+                                    hasType(enumDecl(hasName(names::DeviceType))),
+                                    declRefExpr(hasType(cxxRecordDecl(hasName(names::TensorOptions))))));
+  return E && !match(findAll(DeviceOrOptions.bind("d")), *E, Ctx).empty();
+}
+
+const CallExpr *hostFactoryCall(const Expr *E, ASTContext &Ctx) {
+  const auto *Call = dyn_cast_or_null<CallExpr>(E ? E->IgnoreUnlessSpelledInSource() : nullptr);
+  const FunctionDecl *FD = Call && !isa<CXXMemberCallExpr>(Call) ? Call->getDirectCallee() : nullptr;
+  if (!FD || !FD->getIdentifier() || !isInSystemHeader(FD) || !isTensorType(Call->getType()) ||
+      !(llvm::is_contained(names::HostFactories, FD->getName()) ||
+        llvm::is_contained(names::HostMemoryWrappers, FD->getName())))
+    return nullptr;
+  return llvm::none_of(Call->arguments(), [&](const Expr *Arg) { return mayNameDevice(Arg, Ctx); }) ? Call
+                                                                                                    : nullptr;
+}
+
 namespace matchers {
 
 clang::ast_matchers::internal::Matcher<CXXRecordDecl> moduleClass() { return isModuleRecordMatcher(); }

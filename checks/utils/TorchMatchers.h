@@ -69,6 +69,14 @@ DeviceKind deviceKind(const clang::Expr *E, clang::ASTContext &Ctx);
 /// nothing (a dtype-only `.to(torch::kFloat)`, `.to(other_tensor)`, another method).
 std::optional<DeviceKind> deviceMoveOf(const clang::CXXMemberCallExpr *Call, clang::ASTContext &Ctx);
 
+/// Whether \p E names a device (a torch::Device or DeviceType value) or passes TensorOptions held
+/// elsewhere (a variable, a parameter), which may carry one.
+bool mayNameDevice(const clang::Expr *E, clang::ASTContext &Ctx);
+/// \p E as a call of one of LibTorch's host factories (names::HostFactories, names::HostMemoryWrappers)
+/// whose arguments name no device and no options that might (mayNameDevice): the tensor it makes
+/// is on the host (`torch::full({}, 0.1)`, `torch::from_blob(p, {n})`). Null otherwise.
+const clang::CallExpr *hostFactoryCall(const clang::Expr *E, clang::ASTContext &Ctx);
+
 // ---- AST matchers ------------------------------------------------------------------------
 
 namespace matchers {

@@ -39,12 +39,15 @@ inline constexpr llvm::StringLiteral ShapeAndDtypePreservingOps[] = {
     "nan_to_num", "masked_fill", "index_fill", "index_put", "index_add", "index_copy",
     "masked_scatter", "scatter", "scatter_add"};
 
-/// Host factories whose result is the same every iteration (up to randomness): made on the
-/// device directly, they need no copy. from_blob and *_like are not: the first wraps host data
-/// of the moment, the second inherits the source's device.
+/// Factories that make a tensor on the host unless their options name a device, filled as
+/// their arguments say (up to randomness): made on the device directly, they need no copy.
+/// *_like are not: they inherit the source's device.
 inline constexpr llvm::StringLiteral HostFactories[] = {
     "zeros", "ones", "empty", "full", "rand", "randn", "randint", "randperm", "arange",
     "range", "linspace", "logspace", "eye", "tensor", "normal", "scalar_tensor"};
+/// Factories that wrap host memory as it is at the call: the tensor is on the host unless its
+/// options name a device, but what it holds is the data of the moment, not a fill.
+inline constexpr llvm::StringLiteral HostMemoryWrappers[] = {"from_blob"};
 
 /// Calls that hand a caching allocator's free blocks back to the driver. torch::cuda::empty_cache
 /// and torch::accelerator::emptyCache are the C++ API's spellings in releases that have them.

@@ -333,3 +333,67 @@ void negativeHelperNotCalledEveryStep(Net model, torch::optim::SGD &opt, std::ve
       snapshotCode(xs[step], device);
   }
 }
+
+// ---- one notion of "created on the host" (AutogradModel::hostTensorSource)
+
+// Options that name a device, or options held elsewhere that may: not made on the host.
+void negativeFactoryWithDeviceOptions(torch::Device device, torch::TensorOptions opts, torch::Tensor x) {
+  for (int i = 0; i < 10; ++i) {
+    auto a = torch::zeros({8}, torch::TensorOptions().device(device)).to(device);
+    auto b = torch::ones({8}, opts).to(device);
+    auto c = torch::full({8}, 2.0, torch::kCUDA).cuda();
+    x = x + a + b + c;
+  }
+}
+
+// from_blob wraps the host data of the moment: copying it is loading data.
+void negativeFromBlob(torch::Device device, std::vector<float> &buffer, torch::Tensor x) {
+  for (int i = 0; i < 10; ++i) {
+    buffer[0] = static_cast<float>(i);
+    x = x + torch::from_blob(buffer.data(), {8}).to(device);
+  }
+}
+
+// The local holds per-iteration data by the time it is copied, not the factory's tensor.
+void negativeReassignedAfterFactory(torch::Device device, std::vector<torch::Tensor> &batches) {
+  for (auto &batch : batches) {
+    torch::Tensor t = torch::zeros({8});
+    t = batch;
+    auto moved = t.to(device);
+  }
+}
+
+// A local declared before the loop and made by a factory on every iteration.
+void positiveFactoryAssignedInTheLoop(torch::Device device, torch::Tensor x) {
+  torch::Tensor mask;
+  for (int i = 0; i < 10; ++i) {
+    mask = torch::ones({8});
+    x = x * mask.to(device);
+    // CHECK: :[[@LINE-1]]:18: warning: tensor created on the host and copied to the device on every iteration; consider creating it on the device with 'torch::TensorOptions().device(...)' [torch-host-device-copy-in-loop]
+    // CHECK: :[[@LINE-4]]:3: note: loop starts here
+  }
+}
+
+// Any tensor method that keeps the tensor where it is keeps the factory's tensor; one that
+// mixes in per-iteration data copies data, as arithmetic with it does.
+void positiveFactoryThroughOtherMethods(torch::Device device, torch::Tensor x) {
+  for (int i = 0; i < 10; ++i) {
+    auto idx = torch::arange(8).repeat({2}).to(device);
+    // CHECK: :[[@LINE-1]]:45: warning: tensor created on the host and copied to the device on every iteration; consider creating it on the device with 'torch::TensorOptions().device(...)' [torch-host-device-copy-in-loop]
+    // CHECK: :[[@LINE-3]]:3: note: loop starts here
+    x = x.index_select(0, idx);
+  }
+}
+void negativeFactoryMethodWithBatchData(torch::Device device, std::vector<torch::Tensor> &batches) {
+  for (auto &batch : batches) {
+    auto scaled = torch::ones({8}).mul(batch).to(device);
+  }
+}
+
+// A data set made on the host before the loop, a slice of it moved per iteration: loading
+// data, not a tensor the iteration creates.
+void negativeSliceOfHostDataSet(torch::Device device, Net model) {
+  const torch::Tensor data = torch::randn({64, 8});
+  for (int64_t i = 0; i < 8; ++i)
+    model->forward(data.slice(0, i * 8, (i + 1) * 8).to(device));
+}

@@ -448,3 +448,64 @@ void negativeEvalCallback(Net &model, std::vector<torch::Tensor> &batches, std::
   torch::NoGradGuard no_grad;
   scoreBatches(model, batches, scores, [&](torch::Tensor out) { kept.push_back(out.argmax(1)); });
 }
+
+// ---- one notion of "created on the host" (AutogradModel::hostTensorSource)
+
+// Arithmetic of host tensors, a dtype conversion, a reference binding a temporary: on the host.
+void negativeHostArithmetic(Net model, torch::optim::SGD &opt, torch::Device device, torch::Tensor x) {
+  for (int i = 0; i < 100; ++i) {
+    opt.zero_grad();
+    auto loss = model->forward(x.to(device)).sum();
+    loss.backward();
+    opt.step();
+    auto sum = torch::zeros({1}) + torch::ones({1});
+    const auto &scale = torch::full({1}, 0.5).to(torch::kDouble);
+    double v = sum.item<double>() + scale.item<double>();
+    (void)v;
+  }
+}
+
+// from_blob and torch::tensor wrap host data: on the host, whatever they hold.
+void negativeHostData(Net model, torch::optim::SGD &opt, torch::Device device, torch::Tensor x) {
+  std::vector<float> buffer(4, 1.0f);
+  for (int i = 0; i < 100; ++i) {
+    opt.zero_grad();
+    auto loss = model->forward(x.to(device)).sum();
+    loss.backward();
+    opt.step();
+    buffer[0] = static_cast<float>(i);
+    float v = torch::from_blob(buffer.data(), {4}).sum().item<float>() + torch::tensor(buffer).max().item<float>();
+    (void)v;
+  }
+}
+
+// A 0-dim host tensor combined with a device tensor gives a device tensor.
+void positiveHostScalarTimesDeviceLoss(Net model, torch::optim::SGD &opt, torch::Device device, torch::Tensor x) {
+  double total = 0;
+  for (int i = 0; i < 100; ++i) {
+    opt.zero_grad();
+    auto loss = model->forward(x.to(device)).sum();
+    loss.backward();
+    opt.step();
+    auto weighted = torch::tensor(0.5).mul(loss.detach());
+    total += weighted.item<double>();
+    // CHECK: :[[@LINE-1]]:23: warning: 'item()' synchronizes the host with the device on every training step; consider doing it every N steps or keeping the value on the device [torch-sync-in-hot-loop]
+    // CHECK: :[[@LINE-8]]:3: note: loop starts here
+  }
+  std::printf("%f\n", total);
+}
+
+// A local made on the host, then given the device loss before it is read.
+void positiveReassignedFromDevice(Net model, torch::optim::SGD &opt, torch::Device device, torch::Tensor x) {
+  for (int i = 0; i < 100; ++i) {
+    opt.zero_grad();
+    auto loss = model->forward(x.to(device)).sum();
+    loss.backward();
+    opt.step();
+    torch::Tensor last = torch::zeros({});
+    last = loss.detach();
+    std::printf("%f\n", last.item<float>());
+    // CHECK: :[[@LINE-1]]:30: warning: 'item()' synchronizes the host with the device on every training step; consider doing it every N steps or keeping the value on the device [torch-sync-in-hot-loop]
+    // CHECK: :[[@LINE-9]]:3: note: loop starts here
+  }
+}

@@ -377,6 +377,31 @@ void run_steps(const std::vector<torch::Tensor> &xs, std::function<void(torch::T
   for (const auto &x : xs)
     on_step(x);
 }
+void host_sink(const torch::Tensor &t);
+void host_tensors(torch::Tensor dev, torch::TensorOptions opts, std::vector<float> &buf, bool c) {
+  auto h_factory = torch::zeros({4});
+  auto h_sum = h_factory + torch::ones({4}) * 2;
+  auto h_dtype = h_sum.to(torch::kDouble).sum();
+  auto h_blob = torch::from_blob(buf.data(), {4});
+  auto h_mixed = torch::tensor(0.5).mul(dev);
+  auto h_opts = torch::ones({4}, opts);
+  auto h_cuda = torch::ones({4}, torch::kCUDA);
+  auto h_moved = h_factory.cuda();
+  torch::Tensor h_later = torch::zeros({4});
+  h_later = dev;
+  torch::Tensor h_branch = torch::zeros({4});
+  if (c)
+    h_branch = torch::ones({4});
+  torch::Tensor h_either = torch::zeros({4});
+  if (c)
+    h_either = dev;
+  for (int i = 0; i < 3; ++i)
+    h_factory = h_factory * 2;
+  host_sink(h_later);
+  host_sink(h_branch);
+  host_sink(h_either);
+  host_sink(h_factory);
+}
 void step_by_lambdas(const std::vector<torch::Tensor> &xs) {
   run_steps(xs, [](torch::Tensor t) { t.backward(); });
   auto held_step = [](torch::Tensor t) { (void)t.sum(); };
@@ -687,6 +712,43 @@ TEST_F(AutogradModelTest, Devices) {
   EXPECT_FALSE(model().mayUseAccelerator(declOf("to_half")));
   EXPECT_FALSE(model().mayUseAccelerator(declOf("in_cpu_helper")));
   EXPECT_TRUE(model().mayUseAccelerator(declOf("in_gpu_helper")));
+}
+
+TEST_F(AutogradModelTest, HostTensorSource) {
+  auto Init = [](StringRef Name) { return var(Name)->getInit(); };
+  auto LastRef = [](StringRef Name) {
+    auto M = match(findAll(declRefExpr(to(varDecl(hasName(Name)))).bind("r")), ctx());
+    return M.back().getNodeAs<Expr>("r");
+  };
+  auto Source = [](const Expr *E, const HostTensorQuery &Q = {}) { return model().hostTensorSource(E, Q); };
+  // Factories, also through arithmetic with each other and tensor methods that keep the device.
+  EXPECT_EQ(hostFactoryCall(Init("h_factory"), ctx()), Init("h_factory")->IgnoreUnlessSpelledInSource());
+  EXPECT_NE(hostFactoryCall(Init("h_blob"), ctx()), nullptr);
+  EXPECT_EQ(Source(Init("h_sum")), Init("h_factory")->IgnoreUnlessSpelledInSource());
+  EXPECT_NE(Source(Init("h_dtype")), nullptr);
+  // A device operand, options that name a device or may, a move to the device: not on the host.
+  EXPECT_EQ(Source(Init("h_mixed")), nullptr);
+  EXPECT_EQ(hostFactoryCall(Init("h_opts"), ctx()), nullptr);
+  EXPECT_EQ(hostFactoryCall(Init("h_cuda"), ctx()), nullptr);
+  EXPECT_EQ(Source(Init("h_moved")), nullptr);
+  // Locals: every definition that reaches the read; one reading itself adds nothing.
+  EXPECT_EQ(Source(LastRef("h_later")), nullptr);
+  EXPECT_NE(Source(LastRef("h_branch")), nullptr);
+  EXPECT_EQ(Source(LastRef("h_either")), nullptr);
+  EXPECT_EQ(Source(LastRef("h_factory")), Init("h_factory")->IgnoreUnlessSpelledInSource());
+  // The question's own choices: which factories count, which locals are followed.
+  auto NoZeros = [](const CallExpr *C) { return C->getDirectCallee()->getName() != "zeros"; };
+  HostTensorQuery OnlyOnes;
+  OnlyOnes.Factory = NoZeros;
+  EXPECT_EQ(Source(LastRef("h_branch"), OnlyOnes), nullptr);
+  auto NotBranch = [](const VarDecl *VD) { return VD->getName() != "h_branch"; };
+  HostTensorQuery SkipBranch;
+  SkipBranch.Local = NotBranch;
+  EXPECT_EQ(Source(LastRef("h_branch"), SkipBranch), nullptr);
+  // Made in the loop: the value before it does not count.
+  HostTensorQuery InLoop;
+  InLoop.Scope = loopIn("host_tensors");
+  EXPECT_EQ(Source(LastRef("h_factory"), InLoop), nullptr);
 }
 
 TEST_F(AutogradModelTest, OwnLevelEvent) {
