@@ -83,6 +83,8 @@ struct LoopEvent {
   const clang::Stmt *Call = nullptr;
   /// 1: every iteration; k > 1: under `i % k == 0`; 0: under some other condition.
   unsigned Every = 1;
+  /// Run by a function of another TU only inside a loop of its own (FunctionSummary::LoopedFacts).
+  bool Looped = false;
 };
 
 struct LoopFacts {
@@ -383,6 +385,9 @@ public:
   /// The first event of one of \p Kinds that \p Loop runs at its own level: in its body outside
   /// nested loops, directly or in a helper that does not loop around it; null when none.
   const LoopEvent *ownLevelEvent(const clang::Stmt *Loop, llvm::ArrayRef<LoopEventKind> Kinds);
+  /// Whether \p E runs once per run of \p Loop's body (null: of the function's body), not in a
+  /// loop nested in it nor in a loop of the helper that runs it (here or in another TU).
+  bool atOwnLevel(const LoopEvent &E, const clang::Stmt *Loop);
   /// Whether \p Loop runs one of \p Kinds on each of its own iterations, directly or through a
   /// helper that does not loop itself (an epoch loop around the batch loop does not).
   bool runsEachIteration(const clang::Stmt *Loop, llvm::ArrayRef<LoopEventKind> Kinds);

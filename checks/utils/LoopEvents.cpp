@@ -154,9 +154,10 @@ llvm::ArrayRef<LoopEvent> AutogradModel::eventsIn(const Stmt *Root) {
     for (const FunctionDecl *Callee : possibleCallees(*this, Call)) {
       // A function of another translation unit: what the project index says it runs.
       if (std::optional<uint32_t> Facts = indexedFacts(Callee)) {
+        uint32_t OwnLevel = Index->ownLevelFactsOf(Callee);
         for (LoopEventKind K : AllEvents)
           if (*Facts & indexFact(K))
-            Events.push_back({K, Call, Call, 1});
+            Events.push_back({K, Call, Call, 1, !(OwnLevel & indexFact(K))});
         continue;
       }
       const FunctionDecl *Def = Callee->getDefinition();
@@ -275,10 +276,13 @@ bool AutogradModel::almostEveryIteration(const Expr *Cond, const Stmt *Loop) {
   return Modulo;
 }
 
+bool AutogradModel::atOwnLevel(const LoopEvent &E, const Stmt *Loop) {
+  return !E.Looped && enclosingLoop(E.Site) == Loop && (E.Call == E.Site || !enclosingLoop(E.Call));
+}
+
 const LoopEvent *AutogradModel::ownLevelEvent(const Stmt *Loop, ArrayRef<LoopEventKind> Kinds) {
   for (const LoopEvent &E : loop(Loop).Events)
-    if (llvm::is_contained(Kinds, E.Kind) && enclosingLoop(E.Site) == Loop &&
-        (E.Call == E.Site || !enclosingLoop(E.Call)))
+    if (llvm::is_contained(Kinds, E.Kind) && atOwnLevel(E, Loop))
       return &E;
   return nullptr;
 }
@@ -462,15 +466,12 @@ std::optional<PerIteration> AutogradModel::loopInOtherTU(const FunctionDecl *FD,
 }
 
 bool AutogradModel::iteratesSteps(const Stmt *Loop) {
-  auto AtOwnLevel = [&](const LoopEvent &E) {
-    return enclosingLoop(E.Site) == Loop && (E.Call == E.Site || !enclosingLoop(E.Call));
-  };
   bool Forward = false, NestedTraining = false;
   for (const LoopEvent &E : loop(Loop).Events) {
     bool Trains = E.Kind == LoopEventKind::Backward || E.Kind == LoopEventKind::Step;
     if (!Trains && E.Kind != LoopEventKind::Forward)
       continue;
-    if (!AtOwnLevel(E))
+    if (!atOwnLevel(E, Loop))
       NestedTraining |= Trains;
     else if (Trains)
       return true;

@@ -70,18 +70,39 @@ bool fromJSON(const json::Value &V, LoopCall &C, json::Path P) {
   }
   return true;
 }
-json::Value toJSON(const FunctionSummary &S) {
-  json::Array Facts;
+json::Array factNames(uint32_t Facts) {
+  json::Array Names;
   for (unsigned I = 0; I < std::size(FactNames); ++I)
-    if (S.Facts & (1u << I))
-      Facts.push_back(FactNames[I]);
-  json::Object O{{"name", S.Name}, {"facts", std::move(Facts)}};
+    if (Facts & (1u << I))
+      Names.push_back(FactNames[I]);
+  return Names;
+}
+
+bool factBits(const std::vector<std::string> &Names, uint32_t &Facts, json::Path P) {
+  Facts = 0;
+  for (const std::string &F : Names) {
+    const auto *It = llvm::find(FactNames, F);
+    if (It == std::end(FactNames)) {
+      P.report("unknown fact");
+      return false;
+    }
+    Facts |= 1u << (It - std::begin(FactNames));
+  }
+  return true;
+}
+
+json::Value toJSON(const FunctionSummary &S) {
+  json::Object O{{"name", S.Name}, {"facts", factNames(S.Facts)}};
+  if (S.LoopedFacts)
+    O["looped_facts"] = factNames(S.LoopedFacts);
   if (S.GraphOutParams)
     O["graph_out_params"] = int64_t(S.GraphOutParams);
   if (!S.Callees.empty())
     O["callees"] = S.Callees;
   if (!S.EveryCall.empty())
     O["every_call"] = S.EveryCall;
+  if (!S.LoopedCallees.empty())
+    O["looped_callees"] = S.LoopedCallees;
   if (S.Conflicting)
     O["conflicting"] = true;
   return O;
@@ -94,10 +115,11 @@ bool fromJSON(const json::Value &V, FunctionSummary &S, json::Path P) {
     return false;
   }
   json::ObjectMapper M(V, P);
-  std::vector<std::string> Facts;
+  std::vector<std::string> Facts, Looped;
   int64_t Out = 0;
-  if (!M || !M.map("name", S.Name) || !M.map("facts", Facts) || !M.mapOptional("graph_out_params", Out) ||
-      !M.mapOptional("callees", S.Callees) || !M.mapOptional("every_call", S.EveryCall) ||
+  if (!M || !M.map("name", S.Name) || !M.map("facts", Facts) || !M.mapOptional("looped_facts", Looped) ||
+      !M.mapOptional("graph_out_params", Out) || !M.mapOptional("callees", S.Callees) ||
+      !M.mapOptional("every_call", S.EveryCall) || !M.mapOptional("looped_callees", S.LoopedCallees) ||
       !M.mapOptional("conflicting", S.Conflicting))
     return false;
   if (Out < 0 || Out > int64_t(UINT32_MAX)) {
@@ -105,16 +127,7 @@ bool fromJSON(const json::Value &V, FunctionSummary &S, json::Path P) {
     return false;
   }
   S.GraphOutParams = uint32_t(Out);
-  S.Facts = 0;
-  for (const std::string &F : Facts) {
-    const auto *It = llvm::find(FactNames, F);
-    if (It == std::end(FactNames)) {
-      P.field("facts").report("unknown fact");
-      return false;
-    }
-    S.Facts |= 1u << (It - std::begin(FactNames));
-  }
-  return true;
+  return factBits(Facts, S.Facts, P.field("facts")) && factBits(Looped, S.LoopedFacts, P.field("looped_facts"));
 }
 } // namespace
 
@@ -139,7 +152,17 @@ void ProjectIndex::add(llvm::StringRef USR, FunctionSummary S) {
   if (Old == S)
     return;
   Old.Conflicting = true;
+  // A fact either definition runs outside its loops stays outside (the other looped ones too).
+  uint32_t OwnLevel = (Old.Facts & ~Old.LoopedFacts) | (S.Facts & ~S.LoopedFacts);
   Old.Facts |= S.Facts;
+  Old.LoopedFacts = Old.Facts & ~OwnLevel;
+  // A callee either calls outside its loops is not looped.
+  llvm::erase_if(Old.LoopedCallees, [&](const std::string &C) {
+    return llvm::is_contained(S.Callees, C) && !llvm::is_contained(S.LoopedCallees, C);
+  });
+  for (const std::string &C : S.LoopedCallees)
+    if (!llvm::is_contained(Old.Callees, C))
+      Old.LoopedCallees.push_back(C);
   Old.GraphOutParams |= S.GraphOutParams;
   for (std::string &C : S.Callees)
     if (!llvm::is_contained(Old.Callees, C))
@@ -229,6 +252,27 @@ std::optional<uint32_t> ProjectIndex::factsOf(const FunctionDecl *FD) const {
   return factsOf(USR);
 }
 
+uint32_t ProjectIndex::ownLevelFactsOf(const FunctionDecl *FD) const {
+  std::string USR = usrOf(FD);
+  if (USR.empty())
+    return 0;
+  Consulted[USR] = answerHash(USR);
+  uint32_t Facts = 0;
+  llvm::StringSet<> Seen{USR};
+  std::vector<llvm::StringRef> Work{USR};
+  while (!Work.empty()) {
+    const FunctionSummary *S = find(Work.back());
+    Work.pop_back();
+    if (!S)
+      continue;
+    Facts |= S->Facts & ~S->LoopedFacts & ~FunctionSummary::ReturnsGraph;
+    for (const std::string &C : S->Callees)
+      if (!llvm::is_contained(S->LoopedCallees, C) && Seen.insert(C).second)
+        Work.push_back(C);
+  }
+  return Facts;
+}
+
 uint32_t ProjectIndex::graphOutParamsOf(const FunctionDecl *FD) const {
   std::string USR = usrOf(FD);
   if (USR.empty())
@@ -274,7 +318,9 @@ uint64_t ProjectIndex::answerHash(llvm::StringRef USR) const {
       OS << '-' << '\0';
       continue;
     }
-    OS << S->Facts << ' ' << S->GraphOutParams << '\0';
+    OS << S->Facts << ' ' << S->LoopedFacts << ' ' << S->GraphOutParams << '\0';
+    for (const std::string &C : S->LoopedCallees)
+      OS << C << '\1';
     for (const std::string &C : S->Callees)
       if (Seen.insert(C).second)
         Work.push_back(C);

@@ -41,6 +41,9 @@ struct FunctionSummary {
   };
   std::string Name; ///< qualified name, for messages
   uint32_t Facts = 0;
+  /// The Facts its own body runs only inside loops of its own (an epoch function's backward() in
+  /// its batch loop): a loop that calls it does not run them on each of its own iterations.
+  uint32_t LoopedFacts = 0;
   /// Bit i: the function assigns a graph-attached tensor to its reference parameter i.
   uint32_t GraphOutParams = 0;
   /// The user functions it calls (USRs): factsOf follows them, in this TU or another.
@@ -48,12 +51,15 @@ struct FunctionSummary {
   /// The user functions it calls on every call of its own, in no loop of its body (USRs, any
   /// TU): a loop that calls it on every iteration calls them too (ProjectIndex::loopCalling).
   std::vector<std::string> EveryCall;
+  /// The callees (of Callees) it calls only inside loops of its own body: what they run is
+  /// looped here too.
+  std::vector<std::string> LoopedCallees;
   /// Definitions merged into this one that disagreed (inline functions seen differently).
   bool Conflicting = false;
 
   bool operator==(const FunctionSummary &O) const {
-    return Facts == O.Facts && GraphOutParams == O.GraphOutParams && Callees == O.Callees &&
-           EveryCall == O.EveryCall;
+    return Facts == O.Facts && LoopedFacts == O.LoopedFacts && GraphOutParams == O.GraphOutParams &&
+           Callees == O.Callees && EveryCall == O.EveryCall && LoopedCallees == O.LoopedCallees;
   }
 };
 
@@ -109,6 +115,9 @@ public:
   std::optional<uint32_t> factsOf(llvm::StringRef USR) const;
   /// The facts of \p FD, which this TU declares without a body (see factsOf).
   std::optional<uint32_t> factsOf(const clang::FunctionDecl *FD) const;
+  /// Of factsOf(\p FD), those a call of \p FD runs outside every loop of its own and of the
+  /// callees it reaches them through: what a loop calling it runs on each of its iterations.
+  uint32_t ownLevelFactsOf(const clang::FunctionDecl *FD) const;
   /// Bit i set: \p FD assigns a graph-attached tensor to its reference parameter i.
   uint32_t graphOutParamsOf(const clang::FunctionDecl *FD) const;
 

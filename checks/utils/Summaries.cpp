@@ -9,6 +9,7 @@
 #include "clang/Basic/SourceManager.h"
 
 #include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/ADT/StringSet.h"
 
 #include <map>
 
@@ -32,8 +33,13 @@ FunctionSummary summarize(AutogradModel &Model, const FunctionDecl *FD) {
   const Stmt *Body = FD->getBody();
   if (!Body)
     return S;
-  for (const LoopEvent &E : Model.eventsIn(Body))
+  uint32_t OwnLevel = 0;
+  for (const LoopEvent &E : Model.eventsIn(Body)) {
     S.Facts |= indexFact(E.Kind);
+    if (Model.atOwnLevel(E, nullptr))
+      OwnLevel |= indexFact(E.Kind);
+  }
+  S.LoopedFacts = S.Facts & ~OwnLevel;
   if (!match(findAll(callExpr(callee(functionDecl(hasName("::torch::autograd::grad"))))), *Body, Ctx).empty())
     S.Facts |= FunctionSummary::Grad;
   if (Model.showsAccelerator(FD))
@@ -55,6 +61,7 @@ FunctionSummary summarize(AutogradModel &Model, const FunctionDecl *FD) {
   }
   // The user functions it calls: their facts join its own in the index (those of this TU are
   // in the index too, so the chain continues through them into other TUs).
+  llvm::StringSet<> CalledOutsideLoops;
   for (const BoundNodes &B : match(findAll(callExpr().bind("call")), *Body, Ctx)) {
     const auto *Call = B.getNodeAs<CallExpr>("call");
     const FunctionDecl *Callee = Model.calledFunction(Call);
@@ -63,11 +70,17 @@ FunctionSummary summarize(AutogradModel &Model, const FunctionDecl *FD) {
     std::string USR = usrOf(Callee);
     if (USR.empty())
       continue;
-    if (!Model.enclosingLoop(Call) && runsOnEveryCall(Call, Ctx) && !llvm::is_contained(S.EveryCall, USR))
-      S.EveryCall.push_back(USR);
+    if (!Model.enclosingLoop(Call)) {
+      CalledOutsideLoops.insert(USR);
+      if (runsOnEveryCall(Call, Ctx) && !llvm::is_contained(S.EveryCall, USR))
+        S.EveryCall.push_back(USR);
+    }
     if (!llvm::is_contained(S.Callees, USR))
       S.Callees.push_back(std::move(USR));
   }
+  for (const std::string &C : S.Callees)
+    if (!CalledOutsideLoops.contains(C))
+      S.LoopedCallees.push_back(C);
   return S;
 }
 

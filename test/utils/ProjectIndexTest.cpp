@@ -49,6 +49,9 @@ struct Scorer : Agent {
 void fit_agent(Agent &agent, Net &net, torch::optim::SGD &opt, torch::Tensor x);
 float per_step(Net &net, torch::Tensor x);
 float once(Net &net, torch::Tensor x);
+void run_epoch(Net &net, torch::optim::SGD &opt, std::vector<torch::Tensor> xs);
+void run_epoch_via(Net &net, torch::optim::SGD &opt, std::vector<torch::Tensor> xs);
+void epochs_of_fit(Net &net, torch::optim::SGD &opt, torch::Tensor x);
 )cpp";
 
 const char *Definitions = R"cpp(
@@ -82,6 +85,23 @@ void train_epoch(Net &net, torch::optim::SGD &opt, torch::Tensor x) {
 }
 float per_step(Net &net, torch::Tensor x) { return net->forward(x.to(torch::kCUDA)).sum().item<float>(); }
 float once(Net &net, torch::Tensor x) { return net->forward(x.to(torch::kCUDA)).sum().item<float>(); }
+// Epoch functions: they train only in loops of their own (inline, through a callee of this TU,
+// through fit of train.cpp).
+void run_epoch(Net &net, torch::optim::SGD &opt, std::vector<torch::Tensor> xs) {
+  for (auto &x : xs) {
+    opt.zero_grad();
+    net->forward(x).sum().backward();
+    opt.step();
+  }
+}
+void run_epoch_via(Net &net, torch::optim::SGD &opt, std::vector<torch::Tensor> xs) {
+  for (auto &x : xs)
+    train_epoch(net, opt, x);
+}
+void epochs_of_fit(Net &net, torch::optim::SGD &opt, torch::Tensor x) {
+  for (int e = 0; e < 3; ++e)
+    fit(net, opt, x);
+}
 )cpp";
 
 const char *Uses = R"cpp(
@@ -121,6 +141,10 @@ float steps(Net &net, torch::optim::SGD &opt, torch::Tensor x) {
     s += per_step(net, x);
   }
   return s + once(net, x);
+}
+void epochs(Net &net, torch::optim::SGD &opt, std::vector<torch::Tensor> xs) {
+  for (int e = 0; e < 3; ++e)
+    run_epoch(net, opt, xs);
 }
 )cpp";
 
@@ -192,6 +216,15 @@ TEST_F(ProjectIndexTest, SummariesOfTheDefiningUnit) {
   EXPECT_EQ(Index->graphOutParamsOf(function(Ctx, "predict_into")), 0u);
   EXPECT_TRUE(factsOf(*Index, Ctx, "predict") & F::ReturnsGraph);
   EXPECT_FALSE(factsOf(*Index, Ctx, "host_batches") & F::ReturnsGraph);
+  // The epoch functions train, but only in loops of their own: a loop calling them does not
+  // run a step on each of its iterations. train_epoch (one step) does.
+  constexpr uint32_t Trains = F::Backward | F::Step;
+  for (StringRef Epoch : {"run_epoch", "run_epoch_via", "epochs_of_fit"}) {
+    EXPECT_EQ(factsOf(*Index, Ctx, Epoch) & Trains, Trains) << Epoch.str();
+    EXPECT_EQ(Index->ownLevelFactsOf(function(Ctx, Epoch)) & Trains, 0u) << Epoch.str();
+  }
+  EXPECT_EQ(Index->find(usrOf(function(Ctx, "run_epoch")))->LoopedFacts & Trains, Trains);
+  EXPECT_EQ(Index->ownLevelFactsOf(function(Ctx, "train_epoch")) & Trains, Trains);
   // Only the main file's definitions: the declarations of the header are not summaries.
   EXPECT_EQ(Index->find(usrOf(function(Ctx, "fit"))) != nullptr, true); // defined in train.cpp
 }
@@ -246,6 +279,14 @@ TEST_F(ProjectIndexTest, TheModelAnswersCallsIntoOtherUnits) {
   auto AgentLoops = match(findAll(forStmt().bind("l")), *function(Ctx, "fit_agent")->getBody(), Ctx);
   ASSERT_FALSE(AgentLoops.empty());
   EXPECT_EQ(M.loop(AgentLoops.front().getNodeAs<Stmt>("l")).Kind, LoopKind::Training);
+  // Each iteration of fit's loop is a step (train_epoch steps once per call); an epoch loop
+  // around run_epoch of model.cpp, which steps in its own batch loop, is not.
+  const std::vector<LoopEventKind> Steps{LoopEventKind::Backward, LoopEventKind::Step};
+  EXPECT_NE(M.ownLevelEvent(Loops.front().getNodeAs<Stmt>("l"), Steps), nullptr);
+  auto EpochLoops = match(findAll(forStmt().bind("l")), *function(Ctx, "epochs")->getBody(), Ctx);
+  ASSERT_FALSE(EpochLoops.empty());
+  EXPECT_EQ(M.ownLevelEvent(EpochLoops.front().getNodeAs<Stmt>("l"), Steps), nullptr);
+  EXPECT_FALSE(M.iteratesSteps(EpochLoops.front().getNodeAs<Stmt>("l")));
   EXPECT_TRUE(M.mayUseAccelerator(function(Ctx, "on_gpu")->getBody()));
   EXPECT_FALSE(M.mayUseAccelerator(function(Ctx, "on_host")->getBody()));
   // What was asked, for the result cache.
@@ -435,6 +476,17 @@ TEST(ProjectIndex, DisagreeingDefinitionsKeepEveryFact) {
   I.add("c:@F@h", Two);
   EXPECT_TRUE(I.find("c:@F@h")->Conflicting);
   EXPECT_EQ(I.factsOf("c:@F@h"), F::Eval | F::Train);
+  // A fact or a callee one definition has outside its loops is not looped in the merge.
+  F Looped, Plain;
+  Looped.Facts = Plain.Facts = F::Backward;
+  Looped.LoopedFacts = F::Backward;
+  Looped.Callees = Plain.Callees = {"c:@F@step"};
+  Looped.LoopedCallees = {"c:@F@step"};
+  I.add("c:@F@e", Looped);
+  EXPECT_EQ(I.find("c:@F@e")->LoopedFacts, F::Backward);
+  I.add("c:@F@e", Plain);
+  EXPECT_EQ(I.find("c:@F@e")->LoopedFacts, 0u);
+  EXPECT_TRUE(I.find("c:@F@e")->LoopedCallees.empty());
 }
 
 TEST(ProjectIndex, JsonRoundTripAndRefusals) {
@@ -443,7 +495,9 @@ TEST(ProjectIndex, JsonRoundTripAndRefusals) {
   S.Name = "ns::f";
   S.Facts = F::Forward | F::ReturnsGraph;
   S.GraphOutParams = 5;
-  S.Callees = {"c:@F@g"};
+  S.Callees = {"c:@F@g", "c:@F@h"};
+  S.LoopedFacts = F::Forward;
+  S.LoopedCallees = {"c:@F@h"};
   I.add("c:@F@f", S);
   std::string Text = I.toJSONText();
   llvm::Expected<ProjectIndex> Back = ProjectIndex::fromJSON(Text);
@@ -453,6 +507,7 @@ TEST(ProjectIndex, JsonRoundTripAndRefusals) {
   for (const char *Bad : {"{}", R"({"torchtidy_index": 2, "functions": {}})",
                           R"({"torchtidy_index": 1, "functions": {"u": {"name": "f", "facts": ["flies"]}}})",
                           R"({"torchtidy_index": 1, "functions": {"u": {"name": "f", "facts": [], "graph_out_params": -1}}})",
+                          R"({"torchtidy_index": 1, "functions": {"u": {"name": "f", "facts": [], "looped_facts": ["x"]}}})",
                           "[", "\"x\""}) {
     llvm::Expected<ProjectIndex> R = ProjectIndex::fromJSON(Bad);
     EXPECT_FALSE(bool(R)) << Bad;
