@@ -38,11 +38,12 @@ auto randomUseOf(const clang::ast_matchers::internal::Matcher<Expr> &Ref) {
                                 hasArgument(0, ignoringParenImpCasts(Ref))));
 }
 
-enum class Fate { Scratch, Kept, Random, Accumulator };
+enum class Fate { Scratch, Kept, Random, Accumulator, Moved };
 
 /// What becomes of the tensor the factory call \p Call makes in one run of \p Scope: scratch
 /// (used and dropped), kept beyond it (returned, stored, assigned to something declared
-/// outside), filled with random numbers (noise must be fresh), or the start of a sum.
+/// outside), filled with random numbers (noise must be fresh), the start of a sum, or made on
+/// the host and moved to the device (torch-host-device-copy-in-loop's finding).
 Fate fateOf(const Expr *Call, const Stmt *Scope, AutogradModel &Model) {
   ASTContext &Ctx = Model.context();
   const SourceManager &SM = Ctx.getSourceManager();
@@ -83,6 +84,9 @@ Fate fateOf(const Expr *Call, const Stmt *Scope, AutogradModel &Model) {
         return Fate::Random;
       // Other methods of the new tensor (`.to(device)`, `.fill_(v)`, `.t()`) pass a tensor on.
       if (const auto *Method = dyn_cast<CXXMemberCallExpr>(Used); Method && Method->getCallee() == Child) {
+        if (std::optional<DeviceKind> To = deviceMoveOf(Method, Ctx);
+            To && *To != DeviceKind::Host && hostFactoryCall(Call, Ctx))
+          return Fate::Moved;
         if (!isTensorType(Method->getType()))
           return Fate::Scratch;
         Child = P;

@@ -245,3 +245,16 @@ void negativeAllocatedOnceAndRefilled(Net model, torch::optim::SGD &opt, torch::
     losses.push_back(loss.item<float>());
   }
 }
+
+// Made on the host and moved to the device on every iteration: torch-host-device-copy-in-loop
+// reports it, with the advice that fits (create it on the device).
+void negativeHostFactoryMovedToTheDevice(Net model, torch::optim::SGD &opt, torch::Tensor x, torch::Device device) {
+  model->to(device);
+  for (int i = 0; i < 10; ++i) {
+    opt.zero_grad();
+    auto mask = torch::full({8}, 0.5).to(device);
+    auto loss = (model->forward(x.to(device)) * mask).sum();
+    loss.backward();
+    opt.step();
+  }
+}
