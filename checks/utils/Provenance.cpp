@@ -151,32 +151,39 @@ bool requestsGrad(const CallExpr *CE, ASTContext &Ctx) {
               .empty();
 }
 
-/// The lattice walk: a value is as attached as its most attached definition.
+/// torch::nn's loss modules (MSELoss, CrossEntropyLoss, ...): no parameters of their own.
+/// \p Module is the holder (`criterion(out, y)`) or the pointer to the Impl (`criterion->`).
+bool isLossModule(const Expr *Module) {
+  QualType T = Module->IgnoreParenImpCasts()->getType();
+  if (T->isPointerType())
+    T = T->getPointeeType();
+  const CXXRecordDecl *RD = recordOf(T);
+  return RD && RD->getIdentifier() && RD->getName().contains("Loss") && isInSystemHeader(RD);
+}
+
+/// The lattice walk: a value is as attached as its most attached definition. Asked for cuts
+/// (AutogradModel::outputCut), it follows what autograd does not record too (numbers taken
+/// out with .item(), containers of them, parameters through their callers, calls left
+/// unresolved in templates) and records the model output or loss a value is computed from,
+/// and where every path to that output's graph was cut.
 class OriginWalk : public ProvenanceWalk {
 public:
-  using ProvenanceWalk::ProvenanceWalk;
+  OriginWalk(AutogradModel &M, bool Cuts = false) : ProvenanceWalk(M), Cuts(Cuts) {}
 
   OriginResult classify(const Expr *E, unsigned Depth = 0) {
     if (!E || Depth > MaxDepth)
       return {};
     E = E->IgnoreUnlessSpelledInSource();
+    if (const auto *DRE = dyn_cast<DeclRefExpr>(E))
+      return ref(DRE, Depth);
+    if (Cuts)
+      return cutOf(E, Depth);
     if (const auto *MCE = dyn_cast<CXXMemberCallExpr>(E))
       return memberCall(MCE, Depth);
     if (const auto *OCE = dyn_cast<CXXOperatorCallExpr>(E))
       return operatorCall(OCE, Depth);
     if (const auto *CE = dyn_cast<CallExpr>(E))
       return call(CE, Depth);
-    if (const auto *DRE = dyn_cast<DeclRefExpr>(E)) {
-      // `auto [out, state] = lstm->forward(x)`: a binding is as attached as the whole.
-      if (const auto *BD = dyn_cast<BindingDecl>(DRE->getDecl())) {
-        const auto *Whole = dyn_cast_or_null<DecompositionDecl>(BD->getDecomposedDecl());
-        if (!Whole)
-          return {};
-        unsigned I = llvm::find(Whole->bindings(), BD) - Whole->bindings().begin();
-        return tupleElement(Whole->getInit(), I, Depth);
-      }
-      return var(dyn_cast<VarDecl>(DRE->getDecl()), Depth);
-    }
     if (const auto *ME = dyn_cast<MemberExpr>(E)) {
       if (isTupleLike(ME->getBase()->getType())) // pair.first / pair.second
         return classify(ME->getBase(), Depth + 1);
@@ -192,11 +199,43 @@ public:
   }
 
 private:
-  static OriginResult join(OriginResult A, OriginResult B) { return rank(B.Kind) > rank(A.Kind) ? B : A; }
+  /// The origin of the more attached of \p A and \p B; the output either is computed from,
+  /// cut only when every path to it is.
+  static OriginResult join(OriginResult A, const OriginResult &B) {
+    OriginResult R = rank(B.Kind) > rank(A.Kind) ? B : A;
+    R.Output = A.Output ? A.Output : B.Output;
+    R.Cut = !A.Output ? B.Cut : B.Output && !B.Cut ? nullptr : A.Cut;
+    return R;
+  }
   /// \p R reached through the definition whose value is \p Value.
   static OriginResult through(const Expr *Value, OriginResult R) {
     if (R.Kind != TensorOrigin::Unknown)
       R.Chain.insert(R.Chain.begin(), Value);
+    return R;
+  }
+  /// The op \p At makes a value with no graph (detach, item, a factory over plain numbers).
+  static void cutAt(OriginResult &R, const Stmt *At) {
+    if (R.Output && !R.Cut)
+      R.Cut = At;
+  }
+
+  /// `auto [out, state] = lstm->forward(x)`: a binding is as attached as the whole.
+  OriginResult ref(const DeclRefExpr *DRE, unsigned Depth) {
+    if (const auto *BD = dyn_cast<BindingDecl>(DRE->getDecl())) {
+      const auto *Whole = dyn_cast_or_null<DecompositionDecl>(BD->getDecomposedDecl());
+      if (!Whole)
+        return {};
+      unsigned I = llvm::find(Whole->bindings(), BD) - Whole->bindings().begin();
+      return tupleElement(Whole->getInit(), I, Depth);
+    }
+    OriginResult R = var(dyn_cast<VarDecl>(DRE->getDecl()), Depth);
+    // No model output in sight: a tensor that autograd records from (a leaf that requires
+    // grad, or computed from one) is where a path to a graph starts too.
+    if (Cuts && !R.Output && isTensorType(DRE->getType())) {
+      TensorOrigin K = M.originAt(DRE).Kind;
+      if (K == TensorOrigin::GraphAttached || K == TensorOrigin::RequiresGradLeaf)
+        R.Output = DRE;
+    }
     return R;
   }
 
@@ -303,6 +342,81 @@ private:
     return derived(CE, Inputs, Depth);
   }
 
+  /// Asked for cuts, a call or what a value is made of (arithmetic on numbers, braced lists,
+  /// constructions, conditionals): a model's output starts a path to its graph (by name in a
+  /// template nobody instantiates); a loss module's output is attached only through its inputs.
+  OriginResult cutOf(const Expr *E, unsigned Depth) {
+    const auto *Call = dyn_cast<CallExpr>(E);
+    if (!Call) {
+      OriginResult R;
+      for (const Stmt *Child : E->children())
+        R = join(R, classify(dyn_cast_or_null<Expr>(Child), Depth + 1));
+      return R;
+    }
+    CallShape Shape = M.callShape(Call);
+    llvm::SmallVector<const Expr *, 4> Inputs;
+    if (Shape.Object)
+      Inputs.push_back(Shape.Object);
+    for (const Expr *Arg : Call->arguments())
+      Inputs.push_back(Arg);
+    bool Forward = !match(matchers::moduleForwardCall(), *Call, Ctx).empty();
+    if (Forward && Shape.Object && isLossModule(Shape.Object))
+      return lossOver(Call, ArrayRef<const Expr *>(Inputs).drop_front(), Depth);
+    if (Forward || (!Shape.Resolved && Shape.Name == "forward"))
+      return recorded(Call, {}, Depth, Call);
+    OriginResult R;
+    if (llvm::is_contained(names::GraphCuttingMethods, Shape.Name)) {
+      R = classify(Shape.Object, Depth + 1);
+    } else if (!Shape.Callee) {
+      return recorded(Call, Inputs, Depth);
+    } else if (!isInSystemHeader(Shape.Callee)) {
+      return userFunction(Shape.Callee, Depth, Call);
+    } else if (isLossName(Shape.Name) && Shape.Callee->getDeclContext()->isNamespace()) {
+      return lossOver(Call, Inputs, Depth);
+    } else if (isTensorType(Call->getType()) && !Shape.Object &&
+               !llvm::any_of(Inputs, [](const Expr *In) { return canHoldGraph(In->getType()); })) {
+      // A tensor made from numbers (torch::tensor(values), from_blob, full(size, v)) has no graph.
+      for (const Expr *In : Inputs)
+        R = join(R, classify(In, Depth + 1));
+    } else {
+      return recorded(Call, Inputs, Depth);
+    }
+    cutAt(R, Call);
+    return R;
+  }
+
+  /// An op over \p Inputs at \p Op (a model output itself: \p Output): attached only where
+  /// autograd records; cut at the guard that turned it off.
+  OriginResult recorded(const CallExpr *Op, ArrayRef<const Expr *> Inputs, unsigned Depth,
+                        const Expr *Output = nullptr) {
+    OriginResult R;
+    R.Output = Output;
+    for (const Expr *In : Inputs)
+      R = join(R, classify(In, Depth + 1));
+    if (R.Output && !R.Cut && M.gradDisabledAt(Op))
+      R.Cut = M.gradModeAt(Op).DecidedBy ? M.gradModeAt(Op).DecidedBy : Op;
+    return R;
+  }
+
+  /// A loss over \p Inputs: as attached as they are; over values that require nothing, the
+  /// loss itself starts a path that is already cut.
+  OriginResult lossOver(const CallExpr *Call, ArrayRef<const Expr *> Inputs, unsigned Depth) {
+    OriginResult R = recorded(Call, Inputs, Depth);
+    if (R.Output)
+      return R;
+    bool AnyGrad = llvm::any_of(Inputs, [&](const Expr *In) {
+      if (!isTensorType(In->getType()))
+        return false;
+      TensorOrigin K = M.originAt(In).Kind;
+      return K != TensorOrigin::Data && K != TensorOrigin::Detached;
+    });
+    if (!AnyGrad) {
+      R.Output = Call;
+      R.Cut = Call;
+    }
+    return R;
+  }
+
   /// Element \p I of the tuple \p Tuple: the indices that max / min / sort / topk /
   /// kthvalue / mode / median return second are integers, never attached.
   OriginResult tupleElement(const Expr *Tuple, unsigned I, unsigned Depth) {
@@ -310,7 +424,7 @@ private:
     if (const auto *DRE = dyn_cast_or_null<DeclRefExpr>(Source))
       if (const auto *VD = dyn_cast<VarDecl>(DRE->getDecl()); VD && VD->isLocalVarDecl() && VD->getInit())
         Source = VD->getInit()->IgnoreUnlessSpelledInSource();
-    if (const auto *Call = dyn_cast_or_null<CallExpr>(Source); Call && I == 1) {
+    if (const auto *Call = dyn_cast_or_null<CallExpr>(Source); Call && I == 1 && !Cuts) {
       static const llvm::StringSet<> WithIndices = {"max", "min", "sort", "topk", "kthvalue",
                                                     "mode", "median", "nanmedian", "cummax", "cummin"};
       const FunctionDecl *Callee = Call->getDirectCallee();
@@ -322,7 +436,7 @@ private:
 
   /// A tensor returned by a function of the user's: as attached as what it returns.
   /// One defined in another TU: as the project index says (graph-attached, or unknown).
-  OriginResult userFunction(const FunctionDecl *FD, unsigned Depth, const Expr *Call) {
+  OriginResult userFunction(const FunctionDecl *FD, unsigned Depth, const CallExpr *Call) {
     const FunctionDecl *Def = FD ? FD->getDefinition() : nullptr;
     if (FD && !Def && M.index() && !isInSystemHeader(FD)) {
       std::optional<uint32_t> Facts = M.index()->factsOf(FD);
@@ -332,10 +446,27 @@ private:
     }
     if (!Def || isInSystemHeader(Def) || !enter(Def))
       return {};
+    Calls[Def] = Call;
     OriginResult R;
     for (const Expr *Ret : returnedValues(Def, Ctx))
       R = join(R, through(Ret, classify(Ret, Depth + 1)));
+    Calls.erase(Def);
     leave(Def);
+    return R;
+  }
+
+  /// Asked for cuts, a parameter: in the returns of a call being followed, the argument that
+  /// call passes; else the arguments of every visible call.
+  OriginResult parameter(const ParmVarDecl *Parm, unsigned Depth) {
+    const auto *FD = dyn_cast_or_null<FunctionDecl>(Parm->getParentFunctionOrMethod());
+    if (auto It = Calls.find(FD); It != Calls.end())
+      return classify(argumentFor(It->second, Parm), Depth + 1);
+    if (!FD || !enter(FD))
+      return {};
+    OriginResult R;
+    for (const CallExpr *Call : M.callersOf(FD))
+      R = join(R, classify(argumentFor(Call, Parm), Depth + 1));
+    leave(FD);
     return R;
   }
 
@@ -354,12 +485,15 @@ private:
     return {};
   }
 
-  /// A local: the most attached of its definitions (initializer, assignments, marks).
+  /// A local: the most attached of its definitions (initializer, assignments, marks; asked for
+  /// cuts, of any type, and what is inserted into it).
   OriginResult var(const VarDecl *VD, unsigned Depth) {
-    if (OriginResult Range = rangeVar(VD); Range.Kind != TensorOrigin::Unknown)
+    if (const auto *Parm = dyn_cast_or_null<ParmVarDecl>(VD); Parm && Cuts)
+      return parameter(Parm, Depth);
+    if (OriginResult Range = Cuts ? OriginResult{} : rangeVar(VD); Range.Kind != TensorOrigin::Unknown)
       return Range;
     if (!VD || isa<ParmVarDecl>(VD) || !VD->isLocalVarDecl() ||
-        !(isTensorType(VD->getType()) || isTupleLike(VD->getType())))
+        !(Cuts || isTensorType(VD->getType()) || isTupleLike(VD->getType())))
       return {};
     if ((VD->getType()->isReferenceType() && !VD->getInit()) || !enter(VD))
       return {};
@@ -372,11 +506,14 @@ private:
         if (D.K == Definition::Compound && A.Kind == TensorOrigin::RequiresGradLeaf)
           A.Kind = TensorOrigin::GraphAttached;
         R = join(R, A);
-      } else if (D.K == Definition::Mark && isa<CXXMemberCallExpr>(D.Value)) {
+      } else if (D.K == Definition::Mark && isa<CXXMemberCallExpr>(D.Value) && !Cuts) {
         R = join(R, through(D.Value, classify(D.Value, Depth + 1)));
+      } else if (D.K == Definition::Insert && Cuts) {
+        for (const Expr *Arg : cast<CallExpr>(D.Value)->arguments())
+          R = join(R, classify(Arg, Depth + 1));
       }
     }
-    if (M.index())
+    if (M.index() && !Cuts)
       R = join(R, writtenByOtherUnits(VD));
     leave(VD);
     return R;
@@ -416,194 +553,9 @@ private:
       return {TensorOrigin::RequiresGradLeaf, MCE};
     return {};
   }
-};
 
-// ---- output cut ----------------------------------------------------------------------------
-
-/// What is known of one value: the output it comes from, and whether a path to that output's
-/// graph survives (Attached) or every one was cut (Cut says where, first).
-struct Trail {
-  const Expr *Output = nullptr;
-  const Stmt *Cut = nullptr;
-  bool Attached = false;
-
-  /// The value of an op over several inputs: attached through any attached input.
-  void join(const Trail &Other) {
-    if (!Other.Output)
-      return;
-    if (!Output)
-      Output = Other.Output;
-    Attached |= Other.Attached;
-    if (!Cut)
-      Cut = Other.Cut;
-  }
-  /// The op \p At makes a value with no graph (detach, item, a factory over plain numbers).
-  void cutAt(const Stmt *At) {
-    if (Output && Attached) {
-      Attached = false;
-      Cut = At;
-    }
-  }
-};
-
-/// torch::nn's loss modules (MSELoss, CrossEntropyLoss, ...): no parameters of their own.
-/// \p Module is the holder (`criterion(out, y)`) or the pointer to the Impl (`criterion->`).
-bool isLossModule(const Expr *Module) {
-  QualType T = Module->IgnoreParenImpCasts()->getType();
-  if (T->isPointerType())
-    T = T->getPointeeType();
-  const CXXRecordDecl *RD = recordOf(T);
-  return RD && RD->getIdentifier() && RD->getName().contains("Loss") && isInSystemHeader(RD);
-}
-
-/// The trail walk: from a value back to the model outputs and losses it is computed from,
-/// through locals, containers of numbers, parameters and user functions' returns.
-class CutWalk : public ProvenanceWalk {
-public:
-  using ProvenanceWalk::ProvenanceWalk;
-
-  Trail of(const Expr *E, unsigned Depth = 0) {
-    if (!E || Depth > MaxDepth)
-      return {};
-    E = E->IgnoreUnlessSpelledInSource();
-    if (const auto *Call = dyn_cast<CallExpr>(E))
-      return ofCall(Call, Depth);
-    if (const auto *DRE = dyn_cast<DeclRefExpr>(E)) {
-      if (const auto *BD = dyn_cast<BindingDecl>(DRE->getDecl()))
-        if (const auto *Whole = dyn_cast_or_null<DecompositionDecl>(BD->getDecomposedDecl()))
-          return of(Whole->getInit(), Depth + 1);
-      Trail T = ofVar(dyn_cast<VarDecl>(DRE->getDecl()), Depth);
-      // No model output in sight: a tensor that autograd records from (a leaf that requires
-      // grad, or computed from one) starts a trail too.
-      if (!T.Output && isTensorType(DRE->getType())) {
-        TensorOrigin K = M.originAt(DRE).Kind;
-        if (K == TensorOrigin::GraphAttached || K == TensorOrigin::RequiresGradLeaf)
-          T = {DRE, nullptr, true};
-      }
-      return T;
-    }
-    // Arithmetic on numbers, braced lists, constructions, conditionals: whatever they are made of.
-    Trail T;
-    for (const Stmt *Child : E->children())
-      if (const auto *CE = dyn_cast_or_null<Expr>(Child))
-        T.join(of(CE, Depth + 1));
-    return T;
-  }
-
-private:
-  /// Cuts \p T where autograd is off at \p Op (at the guard that turned it off).
-  void cutIfNoGrad(Trail &T, const Stmt *Op) {
-    if (T.Attached && M.gradDisabledAt(Op))
-      T.cutAt(M.gradModeAt(Op).DecidedBy ? M.gradModeAt(Op).DecidedBy : Op);
-  }
-
-  /// An op over \p Inputs at \p Op: attached only where autograd records.
-  Trail recorded(const Stmt *Op, ArrayRef<const Expr *> Inputs, unsigned Depth) {
-    Trail T;
-    for (const Expr *In : Inputs)
-      T.join(of(In, Depth + 1));
-    cutIfNoGrad(T, Op);
-    return T;
-  }
-
-  /// A loss over \p Inputs: as attached as they are; over values that require nothing, the
-  /// loss itself starts a trail that is already cut.
-  Trail lossOver(const CallExpr *Call, ArrayRef<const Expr *> Inputs, unsigned Depth) {
-    Trail T = recorded(Call, Inputs, Depth);
-    if (T.Output)
-      return T;
-    bool AnyGrad = llvm::any_of(Inputs, [&](const Expr *In) {
-      if (!isTensorType(In->getType()))
-        return false;
-      TensorOrigin K = M.originAt(In).Kind;
-      return K != TensorOrigin::Data && K != TensorOrigin::Detached;
-    });
-    return AnyGrad ? Trail{} : Trail{Call, Call, false};
-  }
-
-  Trail ofCall(const CallExpr *Call, unsigned Depth) {
-    CallShape Shape = M.callShape(Call);
-    llvm::SmallVector<const Expr *, 4> Inputs;
-    if (Shape.Object)
-      Inputs.push_back(Shape.Object);
-    for (const Expr *Arg : Call->arguments())
-      Inputs.push_back(Arg);
-    // A model's output is where a trail starts (by name in a template nobody instantiates);
-    // a loss module's output is attached only through its inputs.
-    bool Forward = !match(matchers::moduleForwardCall(), *Call, Ctx).empty();
-    if (Forward && Shape.Object && isLossModule(Shape.Object)) {
-      Inputs.erase(Inputs.begin());
-      return lossOver(Call, Inputs, Depth);
-    }
-    if (Forward || (!Shape.Resolved && Shape.Name == "forward")) {
-      Trail T{Call, nullptr, true};
-      cutIfNoGrad(T, Call);
-      return T;
-    }
-    if (llvm::is_contained(names::GraphCuttingMethods, Shape.Name)) {
-      Trail T = of(Shape.Object, Depth + 1);
-      T.cutAt(Call);
-      return T;
-    }
-    if (!Shape.Callee)
-      return recorded(Call, Inputs, Depth);
-    if (!isInSystemHeader(Shape.Callee)) {
-      const FunctionDecl *Def = Shape.Callee->getDefinition();
-      if (!Def || !enter(Def))
-        return {};
-      Calls[Def] = Call;
-      Trail T;
-      for (const Expr *Ret : returnedValues(Def, Ctx))
-        T.join(of(Ret, Depth + 1));
-      Calls.erase(Def);
-      leave(Def);
-      return T;
-    }
-    // A loss over values that require nothing: the loss itself starts a cut trail.
-    if (isLossName(Shape.Name) && Shape.Callee->getDeclContext()->isNamespace())
-      return lossOver(Call, Inputs, Depth);
-    // A tensor made from numbers (torch::tensor(values), from_blob, full(size, v)) has no graph.
-    if (isTensorType(Call->getType()) && !Shape.Object &&
-        !llvm::any_of(Inputs, [](const Expr *In) { return canHoldGraph(In->getType()); })) {
-      Trail T;
-      for (const Expr *In : Inputs)
-        T.join(of(In, Depth + 1));
-      T.cutAt(Call);
-      return T;
-    }
-    return recorded(Call, Inputs, Depth);
-  }
-
-  /// A local: what it is initialized with, assigned, or (a container) given; a parameter:
-  /// the argument of the call being followed into its function, else of every visible call.
-  Trail ofVar(const VarDecl *VD, unsigned Depth) {
-    const auto *Parm = dyn_cast_or_null<ParmVarDecl>(VD);
-    if (!VD || (!Parm && !VD->isLocalVarDecl()))
-      return {};
-    const auto *FD = dyn_cast_or_null<FunctionDecl>(VD->getParentFunctionOrMethod());
-    // In the returns of a call being followed: the argument that call passes.
-    if (auto It = Parm ? Calls.find(FD) : Calls.end(); It != Calls.end())
-      return of(argumentFor(It->second, Parm), Depth + 1);
-    if (Parm ? !FD || !enter(FD) : !enter(VD))
-      return {};
-    Trail T;
-    if (Parm) {
-      for (const CallExpr *Call : M.callersOf(FD))
-        T.join(of(argumentFor(Call, Parm), Depth + 1));
-      leave(FD);
-      return T;
-    }
-    for (const Definition &D : definitionsOf(VD, Ctx)) {
-      if (D.K == Definition::Init || D.K == Definition::Assign || D.K == Definition::Compound)
-        T.join(of(D.Value, Depth + 1));
-      else if (D.K == Definition::Insert)
-        for (const Expr *Arg : cast<CallExpr>(D.Value)->arguments())
-          T.join(of(Arg, Depth + 1));
-    }
-    leave(VD);
-    return T;
-  }
-
+  /// Whether the walk is asked for cuts.
+  bool Cuts;
   /// The call whose returns are being followed, for each function entered that way.
   llvm::DenseMap<const FunctionDecl *, const CallExpr *> Calls;
 };
@@ -752,12 +704,10 @@ bool AutogradModel::isRequiresGradLeaf(const Expr *E) {
 }
 
 std::optional<OutputCut> AutogradModel::outputCut(const Expr *E) {
-  if (!E)
+  OriginResult R = OriginWalk(*this, /*Cuts=*/true).classify(E);
+  if (!R.Output)
     return std::nullopt;
-  Trail T = CutWalk(*this).of(E);
-  if (!T.Output)
-    return std::nullopt;
-  return OutputCut{T.Output, T.Attached ? nullptr : T.Cut};
+  return OutputCut{R.Output, R.Cut};
 }
 
 } // namespace torchtidy

@@ -33,6 +33,10 @@ struct OriginResult {
   /// The definitions followed from the value asked about to Source, nearest first: the
   /// initializers, assigned values and returned values the walk went through.
   llvm::SmallVector<const clang::Expr *, 4> Chain = {};
+  /// Asked for cuts (AutogradModel::outputCut): the model output or loss the value is
+  /// computed from, and what cut every path from it to that graph (null while one survives).
+  const clang::Expr *Output = nullptr;
+  const clang::Stmt *Cut = nullptr;
 };
 
 /// One definition of a variable or field: a statement that gives it a value or marks it.

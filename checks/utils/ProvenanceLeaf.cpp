@@ -17,33 +17,6 @@ using namespace clang::ast_matchers;
 
 namespace torchtidy {
 
-const Expr *dependentMemberBase(const CallExpr *Call, StringRef &Name, bool AllowArrow) {
-  if (isa<CXXMemberCallExpr>(Call) || isa<CXXOperatorCallExpr>(Call))
-    return nullptr;
-  const Expr *Callee = Call->getCallee()->IgnoreParenImpCasts();
-  DeclarationName Member;
-  const Expr *Base = nullptr;
-  // A member with a single declaration is looked up, but the call still waits for the
-  // arguments' types.
-  if (const auto *M = dyn_cast<MemberExpr>(Callee); M && (AllowArrow || !M->isArrow())) {
-    Member = M->getMemberDecl()->getDeclName();
-    Base = M->getBase();
-  } else if (const auto *M = dyn_cast<CXXDependentScopeMemberExpr>(Callee);
-      M && !M->isImplicitAccess() && (AllowArrow || !M->isArrow())) {
-    Member = M->getMember();
-    Base = M->getBase();
-  } else if (const auto *M = dyn_cast<UnresolvedMemberExpr>(Callee);
-             M && !M->isImplicitAccess() && (AllowArrow || !M->isArrow())) {
-    Member = M->getMemberName();
-    Base = M->getBase();
-  }
-  const IdentifierInfo *II = Member.getAsIdentifierInfo();
-  if (!Base || !II)
-    return nullptr;
-  Name = II->getName();
-  return Base;
-}
-
 const CXXForRangeStmt *rangeForOf(const VarDecl *VD, ASTContext &Ctx) {
   auto Parents = Ctx.getParents(*VD);
   const auto *DS = Parents.empty() ? nullptr : Parents[0].get<DeclStmt>();

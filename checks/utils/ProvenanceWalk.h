@@ -35,11 +35,6 @@ private:
 /// The range-for loop whose loop variable \p VD is, if any.
 const clang::CXXForRangeStmt *rangeForOf(const clang::VarDecl *VD, clang::ASTContext &Ctx);
 
-/// The member a call names when it cannot be resolved yet (`w.mul_(scale)` with `scale` of
-/// dependent type), and the object it is called on; null when resolved, implicit, or (unless
-/// \p AllowArrow) called through `->`, whose object is not the tensor.
-const clang::Expr *dependentMemberBase(const clang::CallExpr *Call, llvm::StringRef &Name, bool AllowArrow = false);
-
 /// requires_grad_, set_requires_grad, detach_: what marks a tensor as requiring grad or not.
 inline bool isMarkName(llvm::StringRef Name) {
   return Name == "requires_grad_" || Name == "set_requires_grad" || Name == "detach_";

@@ -350,15 +350,6 @@ clang::ast_matchers::internal::Matcher<Expr> gradAccess() {
       Grad, cxxMemberCallExpr(tensorMethodCall({"data", "detach"}), on(ignoringImplicit(Grad))))));
 }
 
-const Expr *dependentMemberBase(const Expr *Callee) {
-  Callee = Callee->IgnoreParenImpCasts();
-  if (const auto *M = dyn_cast<CXXDependentScopeMemberExpr>(Callee))
-    return M->isImplicitAccess() ? nullptr : M->getBase();
-  if (const auto *M = dyn_cast<UnresolvedMemberExpr>(Callee))
-    return M->isImplicitAccess() ? nullptr : M->getBase();
-  return nullptr;
-}
-
 bool callsDependentMember(const Expr *E, ArrayRef<StringRef> Names) {
   const auto *Call = dyn_cast_or_null<CallExpr>(E ? E->IgnoreParenImpCasts() : nullptr);
   return Call && llvm::is_contained(Names, dependentMemberName(Call->getCallee()));
@@ -368,9 +359,10 @@ bool callsDependentMember(const Expr *E, ArrayRef<StringRef> Names) {
 AST_MATCHER(CallExpr, isDependentGradClearing) {
   if (!callsDependentMember(&Node, {"zero_", "fill_", "copy_", "reset"}))
     return false;
-  const Expr *Grad = dependentMemberBase(Node.getCallee());
+  StringRef Name;
+  const Expr *Grad = dependentMemberBase(&Node, Name, /*AllowArrow=*/true);
   if (callsDependentMember(Grad, {"data", "detach"}))
-    Grad = dependentMemberBase(cast<CallExpr>(Grad->IgnoreParenImpCasts())->getCallee());
+    Grad = dependentMemberBase(cast<CallExpr>(Grad->IgnoreParenImpCasts()), Name, /*AllowArrow=*/true);
   return callsDependentMember(Grad, {"grad", "mutable_grad"});
 }
 
@@ -530,6 +522,33 @@ StringRef dependentMemberName(const Expr *Callee) {
     Name = M->getMemberName();
   const IdentifierInfo *II = Name.getAsIdentifierInfo();
   return II ? II->getName() : StringRef();
+}
+
+const Expr *dependentMemberBase(const CallExpr *Call, StringRef &Name, bool AllowArrow) {
+  if (isa<CXXMemberCallExpr>(Call) || isa<CXXOperatorCallExpr>(Call))
+    return nullptr;
+  const Expr *Callee = Call->getCallee()->IgnoreParenImpCasts();
+  DeclarationName Member;
+  const Expr *Base = nullptr;
+  // A member with a single declaration is looked up, but the call still waits for the
+  // arguments' types.
+  if (const auto *M = dyn_cast<MemberExpr>(Callee); M && (AllowArrow || !M->isArrow())) {
+    Member = M->getMemberDecl()->getDeclName();
+    Base = M->getBase();
+  } else if (const auto *M = dyn_cast<CXXDependentScopeMemberExpr>(Callee);
+      M && !M->isImplicitAccess() && (AllowArrow || !M->isArrow())) {
+    Member = M->getMember();
+    Base = M->getBase();
+  } else if (const auto *M = dyn_cast<UnresolvedMemberExpr>(Callee);
+             M && !M->isImplicitAccess() && (AllowArrow || !M->isArrow())) {
+    Member = M->getMemberName();
+    Base = M->getBase();
+  }
+  const IdentifierInfo *II = Member.getAsIdentifierInfo();
+  if (!Base || !II)
+    return nullptr;
+  Name = II->getName();
+  return Base;
 }
 
 } // namespace torchtidy

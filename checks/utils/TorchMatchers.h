@@ -163,6 +163,11 @@ bool isParameterFreeModule(const clang::CXXRecordDecl *RD);
 /// The member a call names when it cannot be resolved yet: `x.name(...)` with dependent
 /// arguments or on an object of dependent type. Empty when \p Callee is not such a member.
 llvm::StringRef dependentMemberName(const clang::Expr *Callee);
+/// The member a call names when it cannot be resolved yet (`w.mul_(scale)` with `scale` of
+/// dependent type), and the object it is called on; null when resolved, implicit, or (unless
+/// \p AllowArrow) called through `->`, whose object is not the tensor.
+const clang::Expr *dependentMemberBase(const clang::CallExpr *Call, llvm::StringRef &Name,
+                                       bool AllowArrow = false);
 
 namespace matchers {
 /// A call left unresolved in a template that names a member among \p Names (`x.step()`).
