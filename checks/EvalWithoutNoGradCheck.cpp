@@ -41,7 +41,7 @@ bool gradOffOtherwise(const Stmt *Loop, const FunctionDecl *FD, AutogradModel &M
 /// The module object a forward or eval() runs on, for matching the two.
 const ValueDecl *moduleObject(const Stmt *Call, AutogradModel &Model) {
   const auto *C = dyn_cast<CallExpr>(Call);
-  return C ? entityOf(Model.callShape(C).Object) : nullptr;
+  return C ? containerRoot(Model.callShape(C).Object) : nullptr;
 }
 
 /// The module a helper call hands over (`predict(model, x)`): the one the helper runs.

@@ -29,7 +29,7 @@ const ValueDecl *carrierOf(const Expr *E) {
       return ME->getMemberDecl();
     E = ME->getBase()->IgnoreParenImpCasts();
   }
-  return entityOf(E);
+  return containerRoot(E);
 }
 
 /// A state an assignment writes: its carrier, and the part written (the field of `state.h`,

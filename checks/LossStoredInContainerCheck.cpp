@@ -25,7 +25,7 @@ bool keyVaries(const Expr *Key, const Stmt *Loop, AutogradModel &M) {
     return true;
   for (const BoundNodes &B : match(findAll(expr(anyOf(declRefExpr(to(varDecl())), callExpr())).bind("e")), *Key,
                                    M.context()))
-    if (!M.isLoopInvariant(B.getNodeAs<Expr>("e"), Loop))
+    if (!M.invariantEntity(B.getNodeAs<Expr>("e"), Loop))
       return true; // a call, or a variable the loop declares or writes
   return false;
 }

@@ -62,7 +62,7 @@ void NoncontiguousInLoopCheck::check(const MatchFinder::MatchResult &Result) {
     const auto *Ref = dyn_cast<DeclRefExpr>(Object);
     Local = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
     View = Local && Local->hasLocalStorage() ? viewCall(Local->getInit()) : nullptr;
-    if (!View || !Model.isLoopInvariant(Object, Loop) || reassigned(Local, Ctx))
+    if (!View || !Model.invariantEntity(Object, Loop) || reassigned(Local, Ctx))
       return;
   }
   // The weights an optimizer steps change every iteration: their copy is needed each time.

@@ -22,7 +22,7 @@ struct EvalSite {
 
 /// The module a call's object names, mapping a helper's parameter to the argument of \p Via.
 const ValueDecl *moduleOf(const Expr *Object, const CallExpr *Via) {
-  const ValueDecl *D = entityOf(Object);
+  const ValueDecl *D = containerRoot(Object);
   const auto *Param = dyn_cast_or_null<ParmVarDecl>(D);
   // A parameter of the function that holds the helper (a lambda's capture) is no argument of Via.
   const auto *Owner = Param ? dyn_cast<Decl>(Param->getDeclContext()) : nullptr;
@@ -30,7 +30,7 @@ const ValueDecl *moduleOf(const Expr *Object, const CallExpr *Via) {
   if (!Owner || !Callee || Owner->getCanonicalDecl() != Callee->getCanonicalDecl())
     return D;
   const Expr *Arg = argumentFor(Via, Param);
-  return Arg ? entityOf(Arg) : nullptr;
+  return Arg ? containerRoot(Arg) : nullptr;
 }
 
 /// The training loop around \p Eval, in its function or around the call of its (loop-free)
@@ -72,10 +72,10 @@ AST_MATCHER(CallExpr, callsBodyElsewhere) {
 /// The module a helper of another TU is handed: its object, or its first module argument.
 const ValueDecl *moduleHandedTo(const CallExpr *Helper, AutogradModel &Model) {
   if (const Expr *Object = Model.callShape(Helper).Object; Object && isModuleType(Object->getType()))
-    return entityOf(Object);
+    return containerRoot(Object);
   for (const Expr *Arg : Helper->arguments())
     if (isModuleType(Arg->getType().getNonReferenceType()))
-      return entityOf(Arg);
+      return containerRoot(Arg);
   return nullptr;
 }
 
@@ -111,10 +111,10 @@ void TrainNotRestoredAfterEvalCheck::check(const MatchFinder::MatchResult &Resul
   // A helper (or lambda) that switches the module back with train() after its eval() leaves it
   // in training mode.
   if (At->Site != Eval) {
-    const ValueDecl *Local = entityOf(Model.callShape(Eval).Object);
+    const ValueDecl *Local = containerRoot(Model.callShape(Eval).Object);
     for (const LoopEvent &E : Model.eventsIn(Fn->getBody()))
       if (E.Kind == LoopEventKind::Train && E.Site == E.Call && restoresTraining(E, Ctx) &&
-          entityOf(Model.callShape(cast<CallExpr>(E.Call)).Object) == Local && Model.mayRunBefore(Eval, E.Call))
+          containerRoot(Model.callShape(cast<CallExpr>(E.Call)).Object) == Local && Model.mayRunBefore(Eval, E.Call))
         return;
   }
   const SourceManager &SM = Ctx.getSourceManager();
@@ -146,7 +146,7 @@ void TrainNotRestoredAfterEvalCheck::check(const MatchFinder::MatchResult &Resul
       bool Uses = F.Kind == LoopEventKind::Forward && F.Site == F.Call &&
                   moduleOf(Model.callShape(Call).Object, nullptr) == At->Module;
       Uses |= F.Site != F.Call && llvm::any_of(Call->arguments(), [&](const Expr *Arg) {
-        return entityOf(Arg) == At->Module;
+        return containerRoot(Arg) == At->Module;
       });
       Trained |= Uses;
     }

@@ -373,8 +373,6 @@ const Stmt *lifetimeScope(const VarDecl *VD, ASTContext &Ctx) {
   return nullptr;
 }
 
-const ValueDecl *entityOf(const Expr *E) { return E ? containerRoot(E) : nullptr; }
-
 namespace {
 /// Whether \p Fn's own code shows tensors on an accelerator (see mayUseAccelerator).
 bool showsAcceleratorHere(const FunctionDecl *Fn, ASTContext &Ctx) {

@@ -131,7 +131,8 @@ const clang::ValueDecl *namedDecl(const clang::Expr *E);
 /// `s.acc` (the object `s`); null for an element (`v[k]`, `*p`) or a computed value.
 const clang::ValueDecl *objectRoot(const clang::Expr *E);
 /// The variable or field whose lifetime bounds the container \p E: `v` in `v`, `v[k]`,
-/// `v.at(k)`, `*p`, `p->...`, `s.losses` (the object `s`), `this->losses_` (the field).
+/// `v.at(k)`, `*p`, `p->...`, `s.losses` (the object `s`), `this->losses_` (the field); the module
+/// of `model->eval()`.
 const clang::ValueDecl *containerRoot(const clang::Expr *E);
 
 /// One write of values into a standard container that can hold a graph.
@@ -175,10 +176,6 @@ bool runsOnEveryCall(const clang::Stmt *S, clang::ASTContext &Ctx);
 /// The innermost block (or loop, or `if`) whose end destroys the local \p VD; the function body
 /// for a parameter.
 const clang::Stmt *lifetimeScope(const clang::VarDecl *VD, clang::ASTContext &Ctx);
-
-/// The variable or field \p E names, also through `p->`, `*p` and `v[k]`: the module of
-/// `model->eval()`, the container of `history[i]`.
-const clang::ValueDecl *entityOf(const clang::Expr *E);
 
 /// How the values a loop writes outside itself can reach a backward pass.
 struct LoopOutputs {
@@ -382,17 +379,15 @@ public:
   LoopSite loopKeeping(const clang::Stmt *Write, const clang::ValueDecl *Kept);
   /// The innermost training loop around \p S, in its function or around a caller.
   const clang::Stmt *trainingLoopOf(const clang::Stmt *S);
-  /// The first event of one of \p Kinds that \p Loop runs at its own level: in its body outside
-  /// nested loops, directly or in a helper that does not loop around it; null when none.
+  /// The first event of one of \p Kinds that \p Loop runs at its own level, on each of its own
+  /// iterations: in its body outside nested loops, directly or in a helper that does not loop
+  /// around it (an epoch loop around the batch loop does not); null when none.
   const LoopEvent *ownLevelEvent(const clang::Stmt *Loop, llvm::ArrayRef<LoopEventKind> Kinds);
   /// Whether \p E runs once per run of \p Loop's body (null: of the function's body), not in a
   /// loop nested in it nor in a loop of the helper that runs it (here or in another TU).
   bool atOwnLevel(const LoopEvent &E, const clang::Stmt *Loop);
-  /// Whether \p Loop runs one of \p Kinds on each of its own iterations, directly or through a
-  /// helper that does not loop itself (an epoch loop around the batch loop does not).
-  bool runsEachIteration(const clang::Stmt *Loop, llvm::ArrayRef<LoopEventKind> Kinds);
   /// The innermost loop around \p S that runs one of \p Kinds on each of its own iterations
-  /// (see runsEachIteration), in S's function or around a call of it (up to depth()
+  /// (see ownLevelEvent), in S's function or around a call of it (up to depth()
   /// callers); and the call in that loop that reaches S when S is in a helper.
   LoopSite loopRunning(const clang::Stmt *S, llvm::ArrayRef<LoopEventKind> Kinds);
   /// How often \p S runs per iteration of \p Loop (encoding of LoopEvent::Every). `if (i % k)`
@@ -401,7 +396,7 @@ public:
   /// runs its branch on all iterations or none: it counts as every iteration.
   unsigned everyNth(const clang::Stmt *S, const clang::Stmt *Loop);
   /// The loop that runs \p S on every one of its iterations: the innermost loop around \p S
-  /// (any loop, or one that runs one of \p Kinds at its own level, see runsEachIteration), or
+  /// (any loop, or one that runs one of \p Kinds at its own level, see ownLevelEvent), or
   /// else, when \p S is in no such loop of its function, the loop that calls that function
   /// (following callers up to depth()). None when a condition on the way from \p S to that
   /// loop, in the helpers too, may differ between iterations (everyNth is not 1): an
@@ -416,21 +411,19 @@ public:
   /// (directly or in a helper with no loop of its own), or a model forward when no loop nested
   /// in it trains. An epoch, fold or sweep loop around a step loop is not.
   bool iteratesSteps(const clang::Stmt *Loop);
-  /// \p E names a variable declared outside \p Loop that no iteration writes (an
-  /// optimizer's step() writes every tensor the optimizer owns).
-  bool isLoopInvariant(const clang::Expr *E, const clang::Stmt *Loop);
   /// Whether \p E has the same value on every iteration of \p Loop: every variable and field
   /// it reads is loop-invariant or a local of the loop initialised from such values only, and
   /// it calls no user function (which might return something new each time). The locals and
   /// parameters of a helper the loop calls are computed per call: they are not.
   bool sameEveryIteration(const clang::Expr *E, const clang::Stmt *Loop);
-  /// Every variable and field \p E reads is invariant in \p Loop (see isLoopInvariant);
+  /// Every variable and field \p E reads is invariant in \p Loop (see invariantEntity);
   /// literals and constants are. The locals and parameters of a function the loop is not in
   /// (a helper called from it) are not: they are computed per call. Calls are followed only
   /// through their arguments.
   bool readsOnlyInvariants(const clang::Expr *E, const clang::Stmt *Loop);
   /// The variable or field \p E names (`x`, `model->`, `this->field`, `s.field`) when it is
-  /// invariant in \p Loop (see isLoopInvariant); null otherwise.
+  /// declared outside \p Loop and no iteration writes it (an optimizer's step() writes every
+  /// tensor the optimizer owns); null otherwise.
   const clang::ValueDecl *invariantEntity(const clang::Expr *E, const clang::Stmt *Loop);
   /// What \p Container holds survives an iteration of \p Loop: it is declared outside the loop
   /// and not emptied (`clear()`, reassigned) by a statement of the loop body that runs on

@@ -5,6 +5,7 @@
 
 #include "utils/AutogradModel.h"
 
+#include "clang/Analysis/Analyses/Dominators.h"
 #include "clang/Analysis/CFG.h"
 
 #include "llvm/ADT/DenseMap.h"
@@ -27,6 +28,8 @@ struct FunctionOrder {
   std::unique_ptr<clang::CFG> Graph;
   /// Block and element index (terminators: the block's size).
   llvm::DenseMap<const clang::Stmt *, std::pair<const clang::CFGBlock *, unsigned>> Position;
+  /// Its dominator tree (Clang's), built on first use.
+  std::unique_ptr<clang::CFGDomTree> Dominators;
 };
 
 struct AutogradModel::Impl {

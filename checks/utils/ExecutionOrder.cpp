@@ -82,32 +82,19 @@ std::optional<PairInOrder> inOneOrder(const Stmt *A, const Stmt *B, ASTContext &
   return PairInOrder{O, *PA, *PB};
 }
 
-/// Blocks reachable from \p From's successors, never passing through \p Avoid.
-llvm::BitVector reachable(const CFG &G, const CFGBlock *From, const CFGBlock *Avoid) {
-  llvm::BitVector Seen(G.getNumBlockIDs());
-  SmallVector<const CFGBlock *, 16> Work;
-  auto Push = [&](const CFGBlock *B) {
-    for (const CFGBlock::AdjacentBlock &Succ : B->succs())
-      if (const CFGBlock *S = Succ.getReachableBlock(); S && S != Avoid && !Seen.test(S->getBlockID())) {
-        Seen.set(S->getBlockID());
-        Work.push_back(S);
-      }
+/// Where no CFG holds both (a template nobody instantiates): \p A is the last of \p A and \p
+/// Others before \p B in source order.
+bool sourceOrderReaches(const Stmt *A, const Stmt *B, ArrayRef<const Stmt *> Others, const SourceManager &SM) {
+  auto Before = [&](const Stmt *X, const Stmt *Y) {
+    return SM.isBeforeInTranslationUnit(X->getEndLoc(), Y->getBeginLoc());
   };
-  if (From != Avoid)
-    Push(From);
-  while (!Work.empty())
-    Push(Work.pop_back_val());
-  return Seen;
+  return Before(A, B) && llvm::none_of(Others, [&](const Stmt *O) { return Before(A, O) && Before(O, B); });
 }
 } // namespace
 
 bool AutogradModel::mayRunBefore(const Stmt *A, const Stmt *B) {
-  std::optional<PairInOrder> In = inOneOrder(A, B, Ctx, P->Orders);
-  if (!In)
-    return Ctx.getSourceManager().isBeforeInTranslationUnit(A->getEndLoc(), B->getBeginLoc());
-  if (In->A.first == In->B.first && In->A.second < In->B.second)
-    return true;
-  return reachable(*In->O->Graph, In->A.first, nullptr).test(In->B.first->getBlockID());
+  return inOneOrder(A, B, Ctx, P->Orders) ? mayRunBeforeAvoiding(A, B, {})
+                                          : sourceOrderReaches(A, B, {}, Ctx.getSourceManager());
 }
 
 bool AutogradModel::mayRunBeforeAvoiding(const Stmt *A, const Stmt *B, ArrayRef<const Stmt *> Avoid) {
@@ -178,15 +165,6 @@ const Stmt *liftInto(const Stmt *S, const FunctionDecl *FD, ASTContext &Ctx) {
   }
   return nullptr;
 }
-
-/// Where no CFG holds both (a template nobody instantiates): \p A is the last of \p A and \p
-/// Others before \p B in source order.
-bool sourceOrderReaches(const Stmt *A, const Stmt *B, ArrayRef<const Stmt *> Others, const SourceManager &SM) {
-  auto Before = [&](const Stmt *X, const Stmt *Y) {
-    return SM.isBeforeInTranslationUnit(X->getEndLoc(), Y->getBeginLoc());
-  };
-  return Before(A, B) && llvm::none_of(Others, [&](const Stmt *O) { return Before(A, O) && Before(O, B); });
-}
 } // namespace
 
 llvm::SmallVector<const Stmt *, 2> AutogradModel::reachingAt(ArrayRef<const Stmt *> Sites, const Stmt *At) {
@@ -216,15 +194,12 @@ bool AutogradModel::runsBeforeOnEveryPath(const Stmt *A, const Stmt *B) {
   std::optional<PairInOrder> In = inOneOrder(A, B, Ctx, P->Orders);
   if (!In)
     return false;
-  FunctionOrder *O = In->O;
-  const Position *PA = &In->A, *PB = &In->B;
-  if (PA->first == PB->first)
-    return PA->second < PB->second;
-  const CFG &G = *O->Graph;
-  if (&G.getEntry() == PA->first || &G.getEntry() == PB->first)
-    return &G.getEntry() == PA->first;
-  // A dominates B when B cannot be reached from the entry once A's block is removed.
-  return !reachable(G, &G.getEntry(), PA->first).test(PB->first->getBlockID());
+  if (In->A.first == In->B.first)
+    return In->A.second < In->B.second;
+  FunctionOrder &O = *In->O;
+  if (!O.Dominators)
+    O.Dominators = std::make_unique<CFGDomTree>(O.Graph.get());
+  return O.Dominators->dominates(In->A.first, In->B.first);
 }
 
 } // namespace torchtidy

@@ -287,13 +287,9 @@ const LoopEvent *AutogradModel::ownLevelEvent(const Stmt *Loop, ArrayRef<LoopEve
   return nullptr;
 }
 
-bool AutogradModel::runsEachIteration(const Stmt *Loop, ArrayRef<LoopEventKind> Kinds) {
-  return ownLevelEvent(Loop, Kinds) != nullptr;
-}
-
 LoopSite AutogradModel::loopRunning(const Stmt *S, ArrayRef<LoopEventKind> Kinds) {
   // A lambda defined before the loop and called in it is found through its calls.
-  return loopAround(S, [&](const Stmt *L) { return runsEachIteration(L, Kinds); }, /*ThroughLambdaCalls=*/true);
+  return loopAround(S, [&](const Stmt *L) { return ownLevelEvent(L, Kinds) != nullptr; }, /*ThroughLambdaCalls=*/true);
 }
 
 bool underConditionWithin(const Stmt *S, const Stmt *Scope, ASTContext &Ctx) {
@@ -405,7 +401,7 @@ std::optional<PerIteration> AutogradModel::perIterationLoop(const Stmt *S, Array
   std::function<std::optional<PerIteration>(const Stmt *, unsigned)> FindOnPath =
       [&](const Stmt *From, unsigned Depth) -> std::optional<PerIteration> {
     for (const Stmt *L = enclosingLoop(From); L; L = enclosingLoop(L)) {
-      if (!Kinds.empty() && !runsEachIteration(L, Kinds))
+      if (!Kinds.empty() && !ownLevelEvent(L, Kinds))
         continue;
       if (llvm::any_of(Path, [&](const Stmt *On) { return everyNth(On, L) != 1; }))
         return std::nullopt;

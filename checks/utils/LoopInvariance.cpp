@@ -114,8 +114,6 @@ bool ownedByOptimizer(const VarDecl *VD, ASTContext &Ctx) {
 }
 } // namespace
 
-bool AutogradModel::isLoopInvariant(const Expr *E, const Stmt *Loop) { return invariantEntity(E, Loop); }
-
 bool AutogradModel::sameEveryIteration(const Expr *E, const Stmt *Loop) {
   std::function<bool(const Expr *, unsigned)> Same = [&](const Expr *X, unsigned Depth) {
     if (Depth == 0)

@@ -696,7 +696,7 @@ TEST_F(AutogradModelTest, LoopKindsAndEvents) {
   // A forward left unresolved by its dependent argument is one; its object is the module.
   EXPECT_FALSE(match(AutogradModel::event(LoopEventKind::Forward), *var("dep_called")->getInit(), ctx()).empty());
   CallShape Called = model().callShape(cast<CallExpr>(var("dep_called")->getInit()->IgnoreUnlessSpelledInSource()));
-  EXPECT_EQ(entityOf(Called.Object), cast<ValueDecl>(function("by_name")->getParamDecl(0)));
+  EXPECT_EQ(containerRoot(Called.Object), cast<ValueDecl>(function("by_name")->getParamDecl(0)));
 }
 
 TEST_F(AutogradModelTest, Devices) {
@@ -758,7 +758,6 @@ TEST_F(AutogradModelTest, OwnLevelEvent) {
   EXPECT_EQ(Own->Site, callOf("score", "scores"));
   EXPECT_NE(Own->Call, Own->Site);
   EXPECT_EQ(model().ownLevelEvent(loopIn("scores"), {LoopEventKind::Backward}), nullptr);
-  EXPECT_TRUE(model().runsEachIteration(loopIn("scores"), {LoopEventKind::Forward}));
 }
 
 TEST_F(AutogradModelTest, EventsIn) {
@@ -826,15 +825,15 @@ TEST_F(AutogradModelTest, SameEveryIteration) {
 
 TEST_F(AutogradModelTest, LoopInvariance) {
   const Stmt *Train = loopIn("train");
-  EXPECT_TRUE(model().isLoopInvariant(ref("frozen"), Train));
+  EXPECT_NE(model().invariantEntity(ref("frozen"), Train), nullptr);
   // Written in place in the loop.
-  EXPECT_FALSE(model().isLoopInvariant(ref("scratch"), Train));
+  EXPECT_EQ(model().invariantEntity(ref("scratch"), Train), nullptr);
   // Owned by the optimizer whose step() runs every iteration.
-  EXPECT_FALSE(model().isLoopInvariant(ref("w"), Train));
+  EXPECT_EQ(model().invariantEntity(ref("w"), Train), nullptr);
   // Declared inside.
-  EXPECT_FALSE(model().isLoopInvariant(var("loss")->getInit(), Train));
+  EXPECT_EQ(model().invariantEntity(var("loss")->getInit(), Train), nullptr);
   // Handed to a forwarding reference (TensorOptions::device(Args&&...)): read, not written.
-  EXPECT_TRUE(model().isLoopInvariant(ref("options_device"), loopIn("options_in_loop")));
+  EXPECT_NE(model().invariantEntity(ref("options_device"), loopIn("options_in_loop")), nullptr);
 }
 
 TEST_F(AutogradModelTest, OutlivesIteration) {
@@ -957,9 +956,9 @@ TEST_F(AutogradModelTest, FeedsGradient) {
 
 TEST_F(AutogradModelTest, RunsEachIteration) {
   // The epoch loop steps only in its nested batch loop.
-  EXPECT_FALSE(model().runsEachIteration(loopIn("scratch_epochs"), {LoopEventKind::Backward}));
-  EXPECT_TRUE(model().runsEachIteration(loopIn("scratch_epochs", 1), {LoopEventKind::Backward}));
-  EXPECT_FALSE(model().runsEachIteration(loopIn("scratch_epochs", 1), {LoopEventKind::Step}));
+  EXPECT_EQ(model().ownLevelEvent(loopIn("scratch_epochs"), {LoopEventKind::Backward}), nullptr);
+  EXPECT_NE(model().ownLevelEvent(loopIn("scratch_epochs", 1), {LoopEventKind::Backward}), nullptr);
+  EXPECT_EQ(model().ownLevelEvent(loopIn("scratch_epochs", 1), {LoopEventKind::Step}), nullptr);
 }
 
 TEST_F(AutogradModelTest, LoopRunning) {
