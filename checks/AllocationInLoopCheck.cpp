@@ -152,7 +152,7 @@ void AllocationInLoopCheck::check(const MatchFinder::MatchResult &Result) {
   if (fateOf(Call, Scope, Model) != Fate::Scratch)
     return;
   report(Call, Factory);
-  noteLoop(PerIteration{Site.Loop, Site.Via}, "iteration");
+  noteLoop(PerIteration{Site}, "iteration");
 }
 
 void AllocationInLoopCheck::report(const CallExpr *Call, const FunctionDecl *Factory) {

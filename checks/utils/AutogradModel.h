@@ -95,25 +95,23 @@ struct LoopFacts {
   bool has(LoopEventKind K) const { return first(K) != nullptr; }
 };
 
-/// A loop that runs a statement on every iteration, directly or through calls.
-struct PerIteration {
-  /// The loop; null when it is in another translation unit (Across).
+/// Where a statement runs on every iteration of a loop (see AutogradModel::loopRunning).
+struct LoopSite {
+  /// The loop; null when there is none, or when it is in another translation unit (Across).
   const clang::Stmt *Loop = nullptr;
   /// The call in the loop's function that reaches the statement; null when it is in the loop.
   /// With Across: the call in Entry that reaches it, null when the statement is in Entry.
   const clang::CallExpr *Via = nullptr;
+};
+
+/// A loop that runs a statement on every iteration, directly or through calls.
+struct PerIteration : LoopSite {
   /// The calls between the loop's function and the statement (0: in the loop).
   unsigned Calls = 0;
   /// The loop is in another translation unit, which calls Entry (defined here) on each of its
   /// iterations (ProjectIndex::loopCalling); Across says where the loop is.
   const clang::FunctionDecl *Entry = nullptr;
   std::optional<LoopCall> Across;
-};
-
-/// Where a statement runs on every iteration of a loop (see AutogradModel::loopRunning).
-struct LoopSite {
-  const clang::Stmt *Loop = nullptr;    ///< the loop; null when there is none
-  const clang::CallExpr *Via = nullptr; ///< the call in the loop that reaches the statement, or null
 };
 
 /// The argument \p Call passes for \p Param, a parameter of the function the call runs
@@ -474,11 +472,23 @@ public:
   StmtMatcher trainingCall();
 
 private:
-  /// The innermost loop around \p S that \p Accept takes, in S's function or around a call of
-  /// it (callers up to depth(); from a lambda's body only if \p ThroughLambdaCalls), and the
-  /// call in that loop that reaches S. The one "the loop here, else the caller's" walk.
-  LoopSite loopAround(const clang::Stmt *S, llvm::function_ref<bool(const clang::Stmt *)> Accept,
-                      bool ThroughLambdaCalls);
+  /// What loopAround does with a loop around the statement: looks further out, takes it, or gives up.
+  enum class Verdict { Skip, Take, Stop };
+  /// How loopAround climbs to callers: also from a lambda's body to the calls of the lambda; not
+  /// through a function's calls of itself.
+  enum Climb : unsigned { ThroughLambdaCalls = 1, NotThroughRecursion = 2 };
+  /// The innermost loop around \p S that \p Judge takes, in S's function or around a call of it
+  /// (callers up to depth(), as \p How allows), and the call in that loop that reaches S. \p Judge
+  /// sees each loop with the path to it: S and the calls, one per function, that reach S. Where
+  /// no caller's loop is taken, \p Beyond (optional) may answer for the function with what is
+  /// left of the depth and the path. The one "the loop here, else the caller's" walk.
+  std::optional<PerIteration>
+  loopAround(const clang::Stmt *S,
+             llvm::function_ref<Verdict(const clang::Stmt *Loop, llvm::ArrayRef<const clang::Stmt *> Path)> Judge,
+             unsigned How,
+             llvm::function_ref<std::optional<PerIteration>(const clang::FunctionDecl *, unsigned,
+                                                            llvm::ArrayRef<const clang::Stmt *>)>
+                 Beyond = nullptr);
   const clang::Expr *lastAssignedValue(const clang::DeclRefExpr *Ref);
   GradModeFact gradModeIn(const clang::Stmt *S, unsigned Depth);
   /// `i % k`, alone or in a conjunction with switches that are the same on every iteration of

@@ -10,6 +10,7 @@
 #include "clang/AST/StmtCXX.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/SmallVector.h"
 
 #include <functional>
@@ -211,21 +212,30 @@ llvm::SmallVector<LoopSite, 4> AutogradModel::callsInLoops(const FunctionDecl *F
   return Sites;
 }
 
-LoopSite AutogradModel::loopAround(const Stmt *S, llvm::function_ref<bool(const Stmt *)> Accept,
-                                   bool ThroughLambdaCalls) {
-  std::function<LoopSite(const Stmt *, unsigned)> Find = [&](const Stmt *From, unsigned Depth) -> LoopSite {
+std::optional<PerIteration> AutogradModel::loopAround(
+    const Stmt *S, llvm::function_ref<Verdict(const Stmt *, ArrayRef<const Stmt *>)> Judge, unsigned How,
+    llvm::function_ref<std::optional<PerIteration>(const FunctionDecl *, unsigned, ArrayRef<const Stmt *>)> Beyond) {
+  llvm::SmallVector<const Stmt *, 4> Path;
+  std::function<std::optional<PerIteration>(const Stmt *, unsigned)> Find =
+      [&](const Stmt *From, unsigned Depth) -> std::optional<PerIteration> {
+    Path.push_back(From);
+    auto Leave = llvm::make_scope_exit([&] { Path.pop_back(); });
     for (const Stmt *L = enclosingLoop(From); L; L = enclosingLoop(L))
-      if (Accept(L))
-        return {L, nullptr};
+      if (Verdict V = Judge(L, Path); V != Verdict::Skip)
+        return V == Verdict::Take ? std::optional(PerIteration{{L, nullptr}, unsigned(Path.size() - 1)})
+                                  : std::nullopt;
     const FunctionDecl *FD = enclosingFunction(From, Ctx);
-    if (Depth == 0 || !FD || (!ThroughLambdaCalls && isLambdaCallOperator(FD)))
-      return {};
+    if (Depth == 0 || !FD || (!(How & ThroughLambdaCalls) && isLambdaCallOperator(FD)))
+      return std::nullopt;
     for (const CallExpr *Call : callersOf(FD))
-      if (LoopSite Found = Find(Call, Depth - 1); Found.Loop)
-        return {Found.Loop, Found.Via ? Found.Via : Call};
-    return {};
+      if (!(How & NotThroughRecursion) || enclosingFunction(Call, Ctx) != FD)
+        if (std::optional<PerIteration> Found = Find(Call, Depth - 1)) {
+          Found->Via = Found->Via ? Found->Via : Call;
+          return Found;
+        }
+    return Beyond ? Beyond(FD, Depth, Path) : std::nullopt;
   };
-  return S ? Find(S, Opts.CallDepth) : LoopSite{};
+  return S ? Find(S, Opts.CallDepth) : std::nullopt;
 }
 
 LoopSite AutogradModel::loopKeeping(const Stmt *Write, const ValueDecl *Kept) {
@@ -248,13 +258,17 @@ LoopSite AutogradModel::loopKeeping(const Stmt *Write, const ValueDecl *Kept) {
         return Site;
     return {};
   }
-  return loopAround(Write, [](const Stmt *) { return true; }, /*ThroughLambdaCalls=*/true);
+  return loopAround(Write, [](const Stmt *, ArrayRef<const Stmt *>) { return Verdict::Take; }, ThroughLambdaCalls)
+      .value_or(PerIteration());
 }
 
 const Stmt *AutogradModel::trainingLoopOf(const Stmt *S) {
   // A lambda's loop is found where it is defined (enclosingLoop), not through its calls.
-  return loopAround(S, [&](const Stmt *L) { return loop(L).Kind == LoopKind::Training; },
-                    /*ThroughLambdaCalls=*/false)
+  auto Training = [&](const Stmt *L, ArrayRef<const Stmt *>) {
+    return loop(L).Kind == LoopKind::Training ? Verdict::Take : Verdict::Skip;
+  };
+  return loopAround(S, Training, 0)
+      .value_or(PerIteration())
       .Loop;
 }
 
@@ -289,7 +303,11 @@ const LoopEvent *AutogradModel::ownLevelEvent(const Stmt *Loop, ArrayRef<LoopEve
 
 LoopSite AutogradModel::loopRunning(const Stmt *S, ArrayRef<LoopEventKind> Kinds) {
   // A lambda defined before the loop and called in it is found through its calls.
-  return loopAround(S, [&](const Stmt *L) { return ownLevelEvent(L, Kinds) != nullptr; }, /*ThroughLambdaCalls=*/true);
+  auto Running = [&](const Stmt *L, ArrayRef<const Stmt *>) {
+    return ownLevelEvent(L, Kinds) ? Verdict::Take : Verdict::Skip;
+  };
+  return loopAround(S, Running, ThroughLambdaCalls)
+      .value_or(PerIteration());
 }
 
 bool underConditionWithin(const Stmt *S, const Stmt *Scope, ASTContext &Ctx) {
@@ -395,27 +413,14 @@ bool runsOnEveryCall(const Stmt *S, ASTContext &Ctx) {
 
 std::optional<PerIteration> AutogradModel::perIterationLoop(const Stmt *S, ArrayRef<LoopEventKind> Kinds,
                                                            bool AcrossTUs) {
-  // The statements from S up to the call in the loop: each must run on every iteration.
-  llvm::SmallVector<const Stmt *, 4> Path;
-  std::function<std::optional<PerIteration>(const Stmt *, unsigned)> Find;
-  std::function<std::optional<PerIteration>(const Stmt *, unsigned)> FindOnPath =
-      [&](const Stmt *From, unsigned Depth) -> std::optional<PerIteration> {
-    for (const Stmt *L = enclosingLoop(From); L; L = enclosingLoop(L)) {
-      if (!Kinds.empty() && !ownLevelEvent(L, Kinds))
-        continue;
-      if (llvm::any_of(Path, [&](const Stmt *On) { return everyNth(On, L) != 1; }))
-        return std::nullopt;
-      return PerIteration{L, nullptr, Opts.CallDepth - Depth};
-    }
-    const FunctionDecl *FD = Depth ? enclosingFunction(From, Ctx) : nullptr;
-    if (!FD)
-      return std::nullopt;
-    for (const CallExpr *Call : callersOf(FD))
-      if (enclosingFunction(Call, Ctx) != FD)
-        if (std::optional<PerIteration> Found = Find(Call, Depth - 1)) {
-          Found->Via = Found->Via ? Found->Via : Call;
-          return Found;
-        }
+  // Each statement on the path, from S up to the call in the loop, must run on every iteration.
+  auto Judge = [&](const Stmt *L, ArrayRef<const Stmt *> Path) {
+    if (!Kinds.empty() && !ownLevelEvent(L, Kinds))
+      return Verdict::Skip;
+    return llvm::any_of(Path, [&](const Stmt *On) { return everyNth(On, L) != 1; }) ? Verdict::Stop : Verdict::Take;
+  };
+  auto InOtherTU = [&](const FunctionDecl *FD, unsigned Depth,
+                       ArrayRef<const Stmt *> Path) -> std::optional<PerIteration> {
     if (std::optional<PerIteration> Found = AcrossTUs ? loopInOtherTU(FD, Kinds, Depth - 1) : std::nullopt)
       // Each statement on the way runs on every call of its function.
       if (llvm::all_of(Path, [&](const Stmt *On) { return runsOnEveryCall(On, Ctx); })) {
@@ -425,13 +430,7 @@ std::optional<PerIteration> AutogradModel::perIterationLoop(const Stmt *S, Array
       }
     return std::nullopt;
   };
-  Find = [&](const Stmt *From, unsigned Depth) {
-    Path.push_back(From);
-    std::optional<PerIteration> Found = FindOnPath(From, Depth);
-    Path.pop_back();
-    return Found;
-  };
-  return S ? Find(S, Opts.CallDepth) : std::nullopt;
+  return loopAround(S, Judge, ThroughLambdaCalls | NotThroughRecursion, InOtherTU);
 }
 
 std::optional<PerIteration> AutogradModel::loopInOtherTU(const FunctionDecl *FD, ArrayRef<LoopEventKind> Kinds,
