@@ -1,6 +1,7 @@
 #include "LossStoredInContainerCheck.h"
 
 #include "utils/AutogradModel.h"
+#include "utils/FixIts.h"
 
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 #include "clang/Lex/Lexer.h"
@@ -116,14 +117,6 @@ const ParmVarDecl *parameterViewed(const Expr *Value, const FunctionDecl *Helper
   const auto *Ref = dyn_cast<DeclRefExpr>(Value->IgnoreUnlessSpelledInSource());
   const auto *P = Ref ? dyn_cast<ParmVarDecl>(Ref->getDecl()) : nullptr;
   return P && P->getDeclContext() == Helper ? P : nullptr;
-}
-
-/// Whether a postfix `.detach()` needs parentheses around \p E.
-bool needsParens(const Expr *E) {
-  E = E->IgnoreImplicit();
-  if (const auto *OCE = dyn_cast<CXXOperatorCallExpr>(E))
-    return OCE->getOperator() != OO_Subscript && OCE->getOperator() != OO_Call && OCE->getOperator() != OO_Arrow;
-  return !isa<DeclRefExpr, MemberExpr, CallExpr, ParenExpr, ArraySubscriptExpr>(E);
 }
 
 } // namespace
@@ -244,7 +237,7 @@ void LossStoredInContainerCheck::report(const Expr *Site, const Expr *Value, con
   bool Named = !Text.empty() && Text.size() <= 50 && !Text.contains('\n') &&
                !Value->getBeginLoc().isMacroID() && !Value->getEndLoc().isMacroID();
   bool Tensor = isTensorType(Value->getType()) || Value->isTypeDependent();
-  bool Parens = needsParens(Value);
+  bool Parens = fixits::needsParens(Value);
   std::string Shown = Named ? (Parens ? "(" + Text.str() + ")" : Text.str()) : "";
   std::string Remedy = !Tensor ? std::string("detached tensors in it")
                        : !Named ? std::string("its '.item<float>()' or '.detach()'")
