@@ -53,6 +53,18 @@ void positiveRangeForOverDataLoader() {
   std::cout << torch::stack(losses).mean().item<float>() << "\n";
 }
 
+// A stored expression that binds looser than a member call is shown, and fixed, in parentheses.
+void positiveScaledLossInParentheses(Net &net, torch::Tensor x, torch::Tensor y) {
+  std::vector<torch::Tensor> losses;
+  for (int i = 0; i < 10; ++i) {
+    auto loss = torch::mse_loss(net->forward(x), y);
+    loss.backward();
+    losses.push_back(loss * 2);
+    // CHECK: :[[@LINE-1]]:5: warning: graph-attached tensor 'loss * 2' stored in a container inside a loop keeps its autograd graph alive; consider storing '(loss * 2).detach()'
+    // FIXED: {{^}}    losses.push_back((loss * 2).detach());{{$}}
+  }
+}
+
 void positiveCloneDoesNotDetach(Net &net, torch::Tensor x, torch::Tensor y) {
   std::vector<torch::Tensor> losses;
   for (int i = 0; i < 10; ++i) {
