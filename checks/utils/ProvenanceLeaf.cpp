@@ -455,10 +455,7 @@ private:
                                                                  : std::nullopt;
     if (const auto *Mark = dyn_cast<CXXMemberCallExpr>(Value);
         Mark && Mark->getMethodDecl() && Mark->getMethodDecl()->getIdentifier() &&
-        llvm::is_contained({StringRef("requires_grad_"), StringRef("set_requires_grad"),
-                            StringRef("detach_")},
-                           Mark->getMethodDecl()->getName()) &&
-        isTensorRecord(Mark->getMethodDecl()->getParent()))
+        isMarkName(Mark->getMethodDecl()->getName()) && isTensorRecord(Mark->getMethodDecl()->getParent()))
       return W == Want::Tensor && markTurnsOn(Mark) ? MaybeLeaf(Leaf{LeafKind::Marked, Mark})
                                                     : std::nullopt;
     return want(W, cast<Expr>(Value), At, Depth + 1);
