@@ -86,6 +86,30 @@ llvm::SmallVector<const Expr *, 2> returnedValues(const FunctionDecl *FD, ASTCon
   return Values;
 }
 
+void ProvenanceWalk::returns(const FunctionDecl *FD, const CallExpr *Call, llvm::function_ref<bool(const Expr *)> Visit) {
+  const FunctionDecl *Def = FD ? FD->getDefinition() : nullptr;
+  if (!Def || isInSystemHeader(Def) || !enter(Def))
+    return;
+  Calls[Def] = Call;
+  for (const Expr *Ret : returnedValues(Def, Ctx))
+    if (Visit(Ret))
+      break;
+  Calls.erase(Def);
+  leave(Def);
+}
+
+void ProvenanceWalk::arguments(const ParmVarDecl *Parm,
+                               llvm::function_ref<bool(const Expr *Arg, const CallExpr *Call)> Visit) {
+  const auto *FD = dyn_cast_or_null<FunctionDecl>(Parm->getParentFunctionOrMethod());
+  if (auto It = Calls.find(FD); It != Calls.end()) {
+    Visit(argumentFor(It->second, Parm), It->second);
+    return;
+  }
+  for (const CallExpr *Call : FD ? M.callersOf(FD) : llvm::ArrayRef<const CallExpr *>())
+    if (Visit(argumentFor(Call, Parm), Call))
+      return;
+}
+
 namespace {
 
 // ---- origin --------------------------------------------------------------------------------
@@ -444,29 +468,24 @@ private:
         return {TensorOrigin::GraphAttached, Call};
       return {};
     }
-    if (!Def || isInSystemHeader(Def) || !enter(Def))
-      return {};
-    Calls[Def] = Call;
     OriginResult R;
-    for (const Expr *Ret : returnedValues(Def, Ctx))
+    returns(FD, Call, [&](const Expr *Ret) {
       R = join(R, through(Ret, classify(Ret, Depth + 1)));
-    Calls.erase(Def);
-    leave(Def);
+      return false;
+    });
     return R;
   }
 
-  /// Asked for cuts, a parameter: in the returns of a call being followed, the argument that
-  /// call passes; else the arguments of every visible call.
+  /// Asked for cuts, a parameter: as attached as what the calls pass for it (see arguments).
   OriginResult parameter(const ParmVarDecl *Parm, unsigned Depth) {
-    const auto *FD = dyn_cast_or_null<FunctionDecl>(Parm->getParentFunctionOrMethod());
-    if (auto It = Calls.find(FD); It != Calls.end())
-      return classify(argumentFor(It->second, Parm), Depth + 1);
-    if (!FD || !enter(FD))
-      return {};
     OriginResult R;
-    for (const CallExpr *Call : M.callersOf(FD))
-      R = join(R, classify(argumentFor(Call, Parm), Depth + 1));
-    leave(FD);
+    if (!enter(Parm))
+      return R;
+    arguments(Parm, [&](const Expr *Arg, const CallExpr *) {
+      R = join(R, classify(Arg, Depth + 1));
+      return false;
+    });
+    leave(Parm);
     return R;
   }
 
@@ -556,8 +575,6 @@ private:
 
   /// Whether the walk is asked for cuts.
   bool Cuts;
-  /// The call whose returns are being followed, for each function entered that way.
-  llvm::DenseMap<const FunctionDecl *, const CallExpr *> Calls;
 };
 
 // ---- origin by name ------------------------------------------------------------------------

@@ -304,7 +304,7 @@ private:
       return container(Obj, At, Depth + 1);
     if (isOrderedDict(Obj->getType()) && Name == "at")
       return dict(Obj, At, Depth + 1);
-    return returnedBy(MD, Depth, Want::Tensor);
+    return returnedBy(MD, MCE, Depth, Want::Tensor);
   }
 
   MaybeLeaf operatorCall(const CXXOperatorCallExpr *OCE, const Stmt *At, unsigned Depth) {
@@ -337,7 +337,7 @@ private:
       return tensor(Op->Target, At, Depth + 1);
     const FunctionDecl *FD = CE->getDirectCallee();
     if (FD && !isInSystemHeader(FD))
-      return returnedBy(FD, Depth, Want::Tensor);
+      return returnedBy(FD, CE, Depth, Want::Tensor);
     if (optionsRequestGrad(CE))
       return Leaf{LeafKind::Created, CE};
     // Factories with requires_grad options, requires_grad_() chains.
@@ -374,16 +374,10 @@ private:
   }
 
   /// A user function returning (a reference to) a leaf: any return statement decides.
-  MaybeLeaf returnedBy(const FunctionDecl *FD, unsigned Depth, Want W) {
-    const FunctionDecl *Def = FD ? FD->getDefinition() : nullptr;
-    if (!Def || isInSystemHeader(Def) || !enter(Def))
-      return std::nullopt;
-    MaybeLeaf Result;
-    for (const Expr *Ret : returnedValues(Def, Ctx))
-      if ((Result = want(W, Ret, Ret, Depth + 1)))
-        break;
-    leave(Def);
-    return Result;
+  MaybeLeaf returnedBy(const FunctionDecl *FD, const CallExpr *Call, unsigned Depth, Want W) {
+    MaybeLeaf L;
+    returns(FD, Call, [&](const Expr *Ret) { return (L = want(W, Ret, Ret, Depth + 1)).has_value(); });
+    return L;
   }
 
   static bool markTurnsOn(const CXXMemberCallExpr *Mark) {
@@ -547,19 +541,13 @@ private:
     return !Reaching.empty() && llvm::all_of(Reaching, [&](const Stmt *L) { return Freezes.lookup(L); });
   }
 
-  /// A function parameter: a leaf when some caller outside a no-grad scope passes one.
+  /// A function parameter: a leaf when a call outside a no-grad scope passes one (see arguments).
   MaybeLeaf argument(const ParmVarDecl *PVD, unsigned Depth, Want W) {
-    const auto *FD = dyn_cast<FunctionDecl>(PVD->getDeclContext());
-    if (!FD)
-      return std::nullopt;
-    for (const CallExpr *Call : M.callersOf(FD)) {
-      const Expr *Arg = argumentFor(Call, PVD);
-      if (!Arg || M.gradDisabledAt(Call))
-        continue;
-      if (MaybeLeaf L = want(W, Arg, Call, Depth + 2))
-        return L;
-    }
-    return std::nullopt;
+    MaybeLeaf L;
+    arguments(PVD, [&](const Expr *Arg, const CallExpr *Call) {
+      return Arg && !M.gradDisabledAt(Call) && (L = want(W, Arg, Call, Depth + 2)).has_value();
+    });
+    return L;
   }
 
   /// Elements of a std::vector / initializer list that are leaves requiring grad:
@@ -597,14 +585,14 @@ private:
         return Leaf{LeafKind::Parameter, MCE};
       if (Name == "values" && isOrderedDict(ObjType))
         return dict(MCE->getImplicitObjectArgument(), At, Depth + 1);
-      return returnedBy(MD, Depth, Want::Container);
+      return returnedBy(MD, MCE, Depth, Want::Container);
     }
     // `model.parameters()` on a model of dependent type, in a template never instantiated.
     if (const auto *CE = dyn_cast<CallExpr>(E);
         CE && CE->getNumArgs() == 0 && unresolvedMemberCallName(CE) == "parameters")
       return Leaf{LeafKind::Parameter, CE};
     if (const auto *CE = dyn_cast<CallExpr>(E); CE && !isa<CXXOperatorCallExpr>(CE))
-      return returnedBy(CE->getDirectCallee(), Depth, Want::Container);
+      return returnedBy(CE->getDirectCallee(), CE, Depth, Want::Container);
     if (const auto *DRE = dyn_cast<DeclRefExpr>(E))
       return var(dyn_cast<VarDecl>(DRE->getDecl()), At, Depth, Want::Container);
     if (const auto *ME = dyn_cast<MemberExpr>(E))
@@ -622,7 +610,7 @@ private:
       if (MD && MD->getIdentifier() && MD->getName() == "named_parameters" &&
           isModuleType(MCE->getImplicitObjectArgument()->getType()))
         return Leaf{LeafKind::Parameter, MCE};
-      return returnedBy(MD, Depth, Want::Dict);
+      return returnedBy(MD, MCE, Depth, Want::Dict);
     }
     if (const auto *DRE = dyn_cast<DeclRefExpr>(E))
       return var(dyn_cast<VarDecl>(DRE->getDecl()), At, Depth, Want::Dict);

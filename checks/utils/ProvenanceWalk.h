@@ -9,6 +9,8 @@
 #include "clang/AST/StmtCXX.h"
 #include "clang/ASTMatchers/ASTMatchers.h"
 
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallPtrSet.h"
 
 namespace torchtidy {
@@ -25,11 +27,23 @@ protected:
   bool enter(const void *Definition) { return Active.insert(Definition).second; }
   void leave(const void *Definition) { Active.erase(Definition); }
 
+  /// Hands \p Visit the values the user function \p FD returns to \p Call, until it answers
+  /// true; meanwhile FD's parameters read Call's arguments (see arguments). Nothing for a
+  /// library function, one with no definition here, or one being walked already.
+  void returns(const clang::FunctionDecl *FD, const clang::CallExpr *Call,
+               llvm::function_ref<bool(const clang::Expr *)> Visit);
+  /// Hands \p Visit the arguments passed for \p Parm, until it answers true: in the returns of
+  /// a call being followed, that call's; else those of every visible call.
+  void arguments(const clang::ParmVarDecl *Parm,
+                 llvm::function_ref<bool(const clang::Expr *Arg, const clang::CallExpr *Call)> Visit);
+
   AutogradModel &M;
   clang::ASTContext &Ctx;
 
 private:
   llvm::SmallPtrSet<const void *, 16> Active;
+  /// The call whose returns are being followed, for each function entered that way.
+  llvm::DenseMap<const clang::FunctionDecl *, const clang::CallExpr *> Calls;
 };
 
 /// The range-for loop whose loop variable \p VD is, if any.

@@ -756,3 +756,19 @@ void negativeLeafOnlyOnAReturningBranch(bool fresh) {
   }
   e.mul_(2);
 }
+
+// A helper that returns its parameter gives back what this call passes, not what any other
+// call passes: only the first call hands it a leaf.
+torch::Tensor &passThrough(torch::Tensor &t) { return t; }
+
+void positivePassThroughALeaf() {
+  auto w = torch::randn({3}, torch::requires_grad());
+  passThrough(w).add_(1);
+  // CHECK: :[[@LINE-1]]:18: [[ERROR]]: in-place 'add_' on leaf tensor 'passThrough(w)'
+  // CHECK: :[[@LINE-3]]:12: note: the tensor was created with requires_grad here
+}
+
+void negativePassThroughAPlainTensor() {
+  auto x = torch::zeros({3});
+  passThrough(x).add_(1);
+}
