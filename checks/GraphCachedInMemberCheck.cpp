@@ -54,7 +54,9 @@ void GraphCachedInMemberCheck::check(const MatchFinder::MatchResult &Result) {
   if (!M.isGraphAttached(Value))
     return;
   // A member used as the step's loss, backpropagated before the method returns, is not a cache.
-  if (M.reachesBackward(Assign->getArg(0), Assign))
+  FateQuery Later;
+  Later.After = Assign;
+  if (M.fateOf(containerRoot(Assign->getArg(0)), Later) == ValueFate::Backpropagated)
     return;
   // The member keeps the value without its graph.
   fixits::Fixes Fix = fixits::appendCall(Value->IgnoreImplicit(), ".detach()", *Result.Context);

@@ -112,7 +112,10 @@ void LossAccumulatedAsTensorCheck::check(const MatchFinder::MatchResult &Result)
   OriginResult Origin = M.originAt(Value);
   if (Origin.Kind != TensorOrigin::GraphAttached || M.gradDisabledAt(Acc))
     return;
-  if (!outlivesIteration(M, Total, Acc, Fn) || M.feedsGradient(Total, Fn))
+  // Meant to carry gradients: backpropagated, returned, handed on or kept where this unit cannot see.
+  FateQuery Visible;
+  Visible.FieldsEscape = false;
+  if (!outlivesIteration(M, Total, Acc, Fn) || M.fateOf(Total, Visible) != ValueFate::Contained)
     return;
 
   {

@@ -78,8 +78,9 @@ void RequiresGradOnLossCheck::check(const MatchFinder::MatchResult &Result) {
                           hasAnyArgument(anyOf(ignoringImplicit(Ref), hasDescendant(Ref))));
     if (!match(findAll(Input), *Fn->getBody(), Ctx).empty())
       return;
-    const auto *AnyRef = selectFirst<Expr>("ref", match(findAll(Ref.bind("ref")), *Fn->getBody(), Ctx));
-    Loss = Loss || (AnyRef && M.reachesBackward(AnyRef, Mark)) ||
+    FateQuery Later;
+    Later.After = Mark;
+    Loss = Loss || M.fateOf(VD, Later) == ValueFate::Backpropagated ||
            !match(findAll(returnStmt(hasReturnValue(anyOf(ignoringImplicit(Ref), hasDescendant(Ref))))),
                   *Fn->getBody(), Ctx)
                 .empty();

@@ -147,6 +147,15 @@ enum class ValueFate {
   Escapes,        ///< some use is out of sight (another TU, an opaque call)
   Backpropagated, ///< they feed backward(): the graphs are kept on purpose
 };
+/// Where AutogradModel::fateOf looks.
+struct FateQuery {
+  /// Only what runs after this statement, in its function and the functions that code calls,
+  /// counts ("backpropagated before the function returns"); null: every use, callers included.
+  const clang::Stmt *After = nullptr;
+  /// A field or global counts as escaping, since other translation units may use it; false: the
+  /// uses this unit shows are all there are.
+  bool FieldsEscape = true;
+};
 
 /// The node that takes the value of \p E, past the implicit nodes that only carry it (implicit
 /// casts, parentheses, temporaries, cleanups, a copy or move): the variable it initialises, the
@@ -435,21 +444,13 @@ public:
   /// beyond it: returned, inserted into a container, or assigned, moved or put into an
   /// aggregate that is declared outside \p Scope (a variable, an element, a field).
   bool valueEscapes(const clang::VarDecl *V, const clang::Stmt *Scope);
-  /// The value \p Value (a variable, a field of `this`, a container) later feeds a backward()
-  /// after \p From, in From's function (directly, or handed to a function that runs one).
-  bool reachesBackward(const clang::Expr *Value, const clang::Stmt *From);
   /// \p E as a write into a standard container: `c.push_back(v)` and the other insertions,
   /// `c[k] = v`, `c.at(k) = v`; also left unresolved in a template (values of dependent type).
   std::optional<ContainerStore> containerStore(const clang::Expr *E);
-  /// What later becomes of the values \p Holder holds anywhere in the program, followed
-  /// through variables, containers, tensor ops, user functions and their callers (unlike
-  /// reachesBackward, with no order: what the holder keeps is kept for all its uses).
-  ValueFate fateOf(const clang::ValueDecl *Holder);
-  /// The tensor variable, field or reference parameter \p D, written in \p WrittenIn, is meant
-  /// to carry gradients: it or a tensor computed from it is backpropagated, returned, handed
-  /// to another user function or stored, in \p WrittenIn, in the function declaring a captured
-  /// local, in the methods of a field's class, or in callers passing a reference parameter.
-  bool feedsGradient(const clang::ValueDecl *D, const clang::FunctionDecl *WrittenIn);
+  /// What later becomes of the values \p Holder (a variable, field or container) holds,
+  /// followed through variables, containers, tensor ops, the user functions they are handed to
+  /// and the callers they are returned to, where \p Q looks.
+  ValueFate fateOf(const clang::ValueDecl *Holder, const FateQuery &Q = {});
 
   /// What the graph-holding values \p Loop writes outside itself can feed, following them
   /// (flow-sensitively: a later assignment of a new value ends the trail) to gradient

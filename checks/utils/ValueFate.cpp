@@ -1,5 +1,6 @@
 // AutogradModel::fateOf: what becomes of the values a variable, field or container holds,
-// followed through variables, containers, tensor ops, user functions and their callers.
+// followed through variables, containers, tensor ops, user functions and their callers. The one
+// forward walk: "is it backpropagated (later in this function)", "is it meant to carry gradients".
 #include "utils/AutogradModel.h"
 #include "utils/TorchMatchers.h"
 
@@ -24,14 +25,16 @@ bool isBackward(const FunctionDecl *FD) {
 
 class FateTracer {
 public:
-  explicit FateTracer(AutogradModel &M) : M(M), Ctx(M.context()) {}
+  FateTracer(AutogradModel &M, const FateQuery &Q)
+      : M(M), Ctx(M.context()), Q(Q), Within(Q.After ? enclosingFunction(Q.After, Ctx) : nullptr) {}
 
   ValueFate of(const ValueDecl *Root) {
     follow(Root);
     while (!Work.empty() && !Found && Seen.size() < 64) {
       const ValueDecl *D = Work.pop_back_val();
       for (const Expr *Ref : refsTo(D))
-        flowUp(Ref);
+        if (!Within || enclosingFunction(Ref, Ctx) != Within || M.mayRunBefore(Q.After, Ref))
+          flowUp(Ref);
     }
     return Found ? ValueFate::Backpropagated : Escaped ? ValueFate::Escapes : ValueFate::Contained;
   }
@@ -49,10 +52,11 @@ private:
       return;
     }
     const auto *VD = dyn_cast<VarDecl>(D);
-    if (isa<FieldDecl>(D) || (VD && !VD->isLocalVarDeclOrParm()))
+    if (Q.FieldsEscape && (isa<FieldDecl>(D) || (VD && !VD->isLocalVarDeclOrParm())))
       Escaped = true; // other translation units may use it
+    // After Q.After, what the callers do once the function returns does not count.
     if (const auto *P = dyn_cast_or_null<ParmVarDecl>(VD);
-        P && (P->getType()->isReferenceType() || P->getType()->isPointerType()) &&
+        P && !Within && (P->getType()->isReferenceType() || P->getType()->isPointerType()) &&
         !(Entered && P->getType()->isReferenceType() && P->getType().getNonReferenceType().isConstQualified())) {
       // The container came from the caller, who may use it further.
       const auto *FD = dyn_cast<FunctionDecl>(P->getDeclContext());
@@ -67,7 +71,7 @@ private:
   }
 
   /// Every expression naming \p D where it can be used: its function's body for locals,
-  /// every user declaration for members and globals.
+  /// every user declaration for members and globals (after Q.After: its function's body).
   std::vector<const Expr *> refsTo(const ValueDecl *D) {
     auto Ref = expr(anyOf(declRefExpr(to(equalsNode(D))), memberExpr(member(equalsNode(D))))).bind("ref");
     std::vector<const Expr *> Refs;
@@ -82,6 +86,11 @@ private:
     if (const auto *FD = dyn_cast_or_null<FunctionDecl>(DC)) {
       if (FD->hasBody())
         Collect(match(findAll(Ref), *FD->getBody(), Ctx));
+      return Refs;
+    }
+    if (Within) {
+      if (Within->hasBody())
+        Collect(match(findAll(Ref), *Within->getBody(), Ctx));
       return Refs;
     }
     // A stmt matcher run on a Decl root matches nothing: descend explicitly.
@@ -193,7 +202,7 @@ private:
 
   void returned(const Stmt *Ret) {
     const FunctionDecl *FD = enclosingFunction(Ret, Ctx);
-    if (!FD)
+    if (!FD || FD == Within)
       return;
     // A module method returning the collected tensors: they are the model's output.
     if (const auto *MD = dyn_cast<CXXMethodDecl>(FD);
@@ -211,6 +220,8 @@ private:
 
   AutogradModel &M;
   ASTContext &Ctx;
+  const FateQuery &Q;
+  const FunctionDecl *Within; ///< Q.After's function
   llvm::SmallVector<const ValueDecl *, 8> Work;
   llvm::SmallPtrSet<const ValueDecl *, 16> Seen;
   bool Found = false;
@@ -280,6 +291,8 @@ const VarDecl *receivingVariable(const Expr *E, ASTContext &Ctx) {
   return nullptr;
 }
 
-ValueFate AutogradModel::fateOf(const ValueDecl *Holder) { return Holder ? FateTracer(*this).of(Holder) : ValueFate::Escapes; }
+ValueFate AutogradModel::fateOf(const ValueDecl *Holder, const FateQuery &Q) {
+  return Holder ? FateTracer(*this, Q).of(Holder) : ValueFate::Escapes;
+}
 
 } // namespace torchtidy
