@@ -8,15 +8,26 @@
 
 namespace torchtidy::driver {
 
-/// The indices of \p Jobs, each TU after the TUs that define the functions it calls, as a
-/// lexical scan of the main files sees them (a name followed by `(...)` and a body outside any
-/// function body is defined, a name followed by `(` in a body is called); call cycles are
-/// broken in favour of the TU with the fewest callees still waiting, ties in database order.
+/// The order the first pass of a run with the project index starts its translation units in,
+/// and what each one waits for.
+struct CallPlan {
+  /// The indices of the jobs, each TU after the TUs that define the functions it calls, as a
+  /// lexical scan sees them: of its main file and of the project headers it includes with
+  /// quotes (their inline functions are analyzed with it). A name followed by `(...)` and a
+  /// body outside any function body is defined (in the main file only), a name followed by
+  /// `(` or a CUDA launch's `<<<` in a body is called. Call cycles are broken in favour of the
+  /// TU with the fewest callees still waiting, ties in database order.
+  std::vector<size_t> Order;
+  /// For each job, the jobs before it in Order that define functions it calls: it starts
+  /// once they have finished (an idle worker is cheaper than a second analysis).
+  std::vector<std::vector<size_t>> WaitsFor;
+};
+
 /// A TU started after its callees' TUs have finished gets, from the summaries gathered so far,
 /// the answers the complete index gives, and is not analyzed a second time. Only an
 /// optimization: the driver still analyzes again every TU whose answers differ from the
 /// complete index's.
-std::vector<size_t> calleesFirst(const std::vector<Job> &Jobs);
+CallPlan calleesFirst(const std::vector<Job> &Jobs);
 
 } // namespace torchtidy::driver
 

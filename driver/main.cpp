@@ -31,6 +31,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <mutex>
 #include <optional>
 #include <set>
@@ -172,8 +173,8 @@ private:
 /// Runs every job in a worker process, at most \p Parallel at a time, unless \p Cache
 /// replays its result; results come back in job order whatever order the workers finish in.
 /// With \p Growing (the first pass of a run with the project index), the jobs start callees
-/// first (calleesFirst) and each one without an index of its own gets the summaries of those
-/// finished before it.
+/// first, each after the TUs it calls into have finished (calleesFirst), and each one without an
+/// index of its own gets the summaries of those finished before it.
 std::vector<WorkerOutcome> runJobs(const std::vector<Job> &Jobs, StringRef Self,
                                    ArrayRef<const char *> OriginalArgs, unsigned Parallel,
                                    ResultCache *Cache, bool Replay = true,
@@ -190,7 +191,6 @@ std::vector<WorkerOutcome> runJobs(const std::vector<Job> &Jobs, StringRef Self,
   }
   removeOnInterrupt(TmpDir);
   bool Progress = !Quiet && Jobs.size() > 1 && sys::Process::StandardErrIsDisplayed();
-  std::atomic<size_t> Next{0};
   std::mutex ProgressMutex;
   size_t Done = 0;
 
@@ -233,18 +233,51 @@ std::vector<WorkerOutcome> runJobs(const std::vector<Job> &Jobs, StringRef Self,
     ReportProgress(I);
   };
 
-  std::vector<size_t> Order;
-  // One TU has nothing to order (and a huge one would wait for the scan to start).
+  // The first pass starts the TUs callees first, each once the TUs it calls into have
+  // finished (one TU has nothing to order, and a huge one would wait for the scan to start).
+  CallPlan Plan;
   if (Growing && Jobs.size() > 1)
-    Order = calleesFirst(Jobs);
+    Plan = calleesFirst(Jobs);
   else
     for (size_t I = 0; I < Jobs.size(); ++I)
-      Order.push_back(I);
+      Plan.Order.push_back(I);
+  std::mutex PlanMutex;
+  std::condition_variable Finished;
+  std::vector<char> Started(Jobs.size(), false), Ended(Jobs.size(), false);
+  size_t FirstNotStarted = 0;
+  // The next job whose callees' TUs have finished, waiting while none is; nullopt when every
+  // job has started. The first job not started never waits on one not started (WaitsFor names
+  // jobs earlier in the order), so a job that blocks it is running.
+  auto Take = [&]() -> std::optional<size_t> {
+    std::unique_lock<std::mutex> Lock(PlanMutex);
+    for (;;) {
+      while (FirstNotStarted < Plan.Order.size() && Started[Plan.Order[FirstNotStarted]])
+        ++FirstNotStarted;
+      if (FirstNotStarted == Plan.Order.size())
+        return std::nullopt;
+      for (size_t K = FirstNotStarted; K < Plan.Order.size(); ++K) {
+        size_t I = Plan.Order[K];
+        if (Started[I])
+          continue;
+        if (Plan.WaitsFor.empty() || llvm::all_of(Plan.WaitsFor[I], [&](size_t J) { return Ended[J]; })) {
+          Started[I] = true;
+          return I;
+        }
+      }
+      Finished.wait(Lock);
+    }
+  };
   std::vector<std::thread> Threads;
   for (unsigned T = 0; T < std::min<size_t>(Parallel, Jobs.size()); ++T)
     Threads.emplace_back([&, T] {
-      for (size_t I; (I = Next++) < Jobs.size();)
-        RunOne(Order[I], T);
+      while (std::optional<size_t> I = Take()) {
+        RunOne(*I, T);
+        {
+          std::lock_guard<std::mutex> Lock(PlanMutex);
+          Ended[*I] = true;
+        }
+        Finished.notify_all();
+      }
     });
   for (std::thread &T : Threads)
     T.join();
