@@ -1,7 +1,7 @@
 // The provenance walk (Provenance.h) and the questions the model asks of it: a tensor's
-// origin (originAt), where its path to a model output was cut (outputCut), and, by the
-// names of its calls, where a value of dependent type comes from (originByName). The leaf
-// question (leafAt) is in ProvenanceLeaf.cpp.
+// origin (originAt; for a value of dependent type, by the names of its calls, as outputCut
+// reads them), and where its path to a model output was cut (outputCut). The leaf question
+// (leafAt) is in ProvenanceLeaf.cpp.
 #include "utils/Provenance.h"
 #include "utils/AutogradModel.h"
 #include "utils/AutogradModelImpl.h"
@@ -577,66 +577,6 @@ private:
   bool Cuts;
 };
 
-// ---- origin by name ------------------------------------------------------------------------
-
-/// A module forward (on an object whose type is known) or a loss call among what a value of
-/// dependent type is computed from, through the initializers of local variables; nothing
-/// when a detach/item/data call is on the way.
-class NameWalk : public ProvenanceWalk {
-public:
-  using ProvenanceWalk::ProvenanceWalk;
-
-  const Expr *sourceOf(const Expr *E) {
-    visit(E, 0);
-    return Blocked ? nullptr : Source;
-  }
-
-private:
-  bool attaches(const CallExpr *Call) const {
-    CallShape Shape = M.callShape(Call);
-    const Expr *Obj = Shape.Object;
-    if (Shape.Name == "forward")
-      return Obj && !Obj->isTypeDependent() && isModuleType(Obj->getType());
-    // `model(x)` / `criterion(out, y)` on a module holder of known type.
-    if (const auto *OCE = dyn_cast<CXXOperatorCallExpr>(Call); OCE && OCE->getOperator() == OO_Call)
-      return !OCE->getArg(0)->isTypeDependent() && isModuleType(OCE->getArg(0)->getType());
-    // With dependent arguments the call stays a plain call on the holder object.
-    const Expr *Callee = Call->getCallee()->IgnoreParenImpCasts();
-    if (!Callee->isTypeDependent() && isModuleType(Callee->getType()))
-      return true;
-    return isLossName(Shape.Name);
-  }
-
-  void visit(const Stmt *S, unsigned Depth) {
-    static constexpr llvm::StringLiteral Detaching[] = {"detach", "detach_", "item", "data", "variable_data"};
-    if (!S || Blocked || Depth > MaxDepth)
-      return;
-    if (const auto *Call = dyn_cast<CallExpr>(S)) {
-      if (llvm::is_contained(Detaching, M.callShape(Call).Name)) {
-        Blocked = true;
-        return;
-      }
-      if (!Source && attaches(Call))
-        Source = Call;
-    }
-    if (const auto *DRE = dyn_cast<DeclRefExpr>(S))
-      if (const auto *VD = dyn_cast<VarDecl>(DRE->getDecl()); VD && VD->isLocalVarDecl() && VD->getInit() && enter(VD)) {
-        if (VD->getType()->isDependentType() || VD->getType()->isUndeducedType()) {
-          visit(VD->getInit(), Depth + 1);
-        } else if (isTensorType(VD->getType())) {
-          OriginResult O = M.originAt(DRE);
-          if (O.Kind == TensorOrigin::GraphAttached && !Source)
-            Source = O.Source;
-        }
-      }
-    for (const Stmt *Child : S->children())
-      visit(Child, Depth);
-  }
-
-  const Expr *Source = nullptr;
-  bool Blocked = false;
-};
-
 } // namespace
 
 // ---- the model's questions -----------------------------------------------------------------
@@ -646,11 +586,12 @@ OriginResult AutogradModel::origin(const Expr *E) { return OriginWalk(*this).cla
 OriginResult AutogradModel::originAt(const Expr *E) {
   if (!E)
     return {};
+  // A value of dependent type: computed from a model output or loss, along a path nothing cut.
   if (E->isTypeDependent()) {
-    const Expr *Source = NameWalk(*this).sourceOf(E);
-    if (!Source || gradDisabledAt(Source))
+    std::optional<OutputCut> Cut = outputCut(E);
+    if (!Cut || Cut->Cut)
       return {};
-    return {TensorOrigin::GraphAttached, Source};
+    return {TensorOrigin::GraphAttached, Cut->Output};
   }
   const auto *Ref = dyn_cast<DeclRefExpr>(E->IgnoreUnlessSpelledInSource());
   if (const Expr *Value = Ref ? lastAssignedValue(Ref) : nullptr) {

@@ -255,18 +255,12 @@ public:
   }
 
 private:
-  /// What an expression is asked to be: a tensor, a container of tensors
-  /// (std::vector, initializer lists), a torch::OrderedDict of tensors, or one of its items.
-  enum class Want { Tensor, Container, Dict, Item };
+  /// What an expression is asked to be: a tensor, or what holds tensors (a std::vector or
+  /// initializer list of them, a torch::OrderedDict of them, one of its items).
+  enum class Want { Tensor, Holder };
 
   MaybeLeaf want(Want W, const Expr *E, const Stmt *At, unsigned Depth) {
-    switch (W) {
-    case Want::Tensor: return tensor(E, At, Depth);
-    case Want::Container: return container(E, At, Depth);
-    case Want::Dict: return dict(E, At, Depth);
-    case Want::Item: return item(E, At, Depth);
-    }
-    return std::nullopt;
+    return W == Want::Tensor ? tensor(E, At, Depth) : holder(E, At, Depth);
   }
 
   static MaybeLeaf asView(MaybeLeaf L) {
@@ -295,15 +289,12 @@ private:
         return asView(tensor(Obj, At, Depth + 1));
       return std::nullopt;
     }
-    if (Name == "register_parameter") {
+    if (Name == "register_parameter")
       return boolArgument(MCE, 2, Ctx) ? MaybeLeaf(Leaf{LeafKind::Parameter, MCE}) : std::nullopt;
-    }
-    if (isOrderedDictItem(Obj->getType()) && Name == "value")
-      return item(Obj, At, Depth + 1);
-    if (isStdVector(Obj->getType()) && (Name == "at" || Name == "front" || Name == "back"))
-      return container(Obj, At, Depth + 1);
-    if (isOrderedDict(Obj->getType()) && Name == "at")
-      return dict(Obj, At, Depth + 1);
+    QualType T = Obj->getType();
+    if ((isStdVector(T) && (Name == "at" || Name == "front" || Name == "back")) ||
+        (isOrderedDict(T) && Name == "at") || (isOrderedDictItem(T) && Name == "value"))
+      return holder(Obj, At, Depth + 1);
     return returnedBy(MD, MCE, Depth, Want::Tensor);
   }
 
@@ -315,15 +306,13 @@ private:
     case OO_Subscript:
       if (isTensorType(Obj->getType()))
         return asView(tensor(Obj, At, Depth + 1));
-      if (isStdVector(Obj->getType()))
-        return container(Obj, At, Depth + 1);
-      if (isOrderedDict(Obj->getType()) && isTensorType(OCE->getType()))
-        return dict(Obj, At, Depth + 1);
+      if (isStdVector(Obj->getType()) || (isOrderedDict(Obj->getType()) && isTensorType(OCE->getType())))
+        return holder(Obj, At, Depth + 1);
       return std::nullopt;
     case OO_Star:
     case OO_Arrow:
       if (isOrderedDictItem(Obj->getType()))
-        return item(Obj, At, Depth + 1);
+        return holder(Obj, At, Depth + 1);
       return std::nullopt;
     default:
       if (std::optional<InplaceOp> Op = asInplaceOp(OCE); Op && !Op->IsAssignment)
@@ -486,12 +475,10 @@ private:
     if (const CXXForRangeStmt *For = rangeForOf(VD, Ctx)) {
       const Expr *Range = For->getRangeInit();
       if (W == Want::Tensor)
-        return frozenBefore(For) ? std::nullopt : container(Range, For, Depth + 1);
-      if (W == Want::Item)
-        return dict(Range, For, Depth + 1);
-      return std::nullopt;
+        return frozenBefore(For) ? std::nullopt : holder(Range, For, Depth + 1);
+      return isOrderedDictItem(VD->getType()) ? holder(Range, For, Depth + 1) : std::nullopt;
     }
-    if (W == Want::Container)
+    if (W == Want::Holder)
       if (MaybeLeaf L = pushedBefore(VD, At, Depth))
         return L;
     // A default-constructed tensor is undefined, not a leaf.
@@ -550,26 +537,25 @@ private:
     return L;
   }
 
-  /// Elements of a std::vector / initializer list that are leaves requiring grad:
-  /// module->parameters(), optimizer.parameters(), param_group.params(), {w, b}.
-  MaybeLeaf container(const Expr *E, const Stmt *At, unsigned Depth) {
+  /// What holds leaves that require grad: module->parameters(), optimizer.parameters(),
+  /// param_group.params(), {w, b}; module->named_parameters(), its values and its items.
+  MaybeLeaf holder(const Expr *E, const Stmt *At, unsigned Depth) {
     E = strip(E);
     if (!E || Depth > MaxDepth)
       return std::nullopt;
     if (const auto *SIL = dyn_cast<CXXStdInitializerListExpr>(E))
-      return container(SIL->getSubExpr(), At, Depth + 1);
+      return holder(SIL->getSubExpr(), At, Depth + 1);
     if (const auto *MTE = dyn_cast<MaterializeTemporaryExpr>(E))
-      return container(MTE->getSubExpr(), At, Depth + 1);
+      return holder(MTE->getSubExpr(), At, Depth + 1);
     if (const auto *IL = dyn_cast<InitListExpr>(E)) {
       for (const Expr *Init : IL->inits())
-        if (MaybeLeaf L = isTensorType(Init->getType()) ? tensor(Init, At, Depth + 1)
-                                                        : container(Init, At, Depth + 1))
+        if (MaybeLeaf L = want(isTensorType(Init->getType()) ? Want::Tensor : Want::Holder, Init, At, Depth + 1))
           return L;
       return std::nullopt;
     }
     if (const auto *Construct = dyn_cast<CXXConstructExpr>(E)) {
       for (const Expr *Arg : Construct->arguments())
-        if (MaybeLeaf L = container(Arg, At, Depth + 1))
+        if (MaybeLeaf L = holder(Arg, At, Depth + 1))
           return L;
       return std::nullopt;
     }
@@ -579,59 +565,27 @@ private:
         return std::nullopt;
       StringRef Name = MD->getName();
       QualType ObjType = MCE->getImplicitObjectArgument()->getType();
-      if (Name == "parameters" && (isModuleType(ObjType) || isOptimizerType(ObjType)))
+      if ((Name == "parameters" && (isModuleType(ObjType) || isOptimizerType(ObjType))) ||
+          (Name == "named_parameters" && isModuleType(ObjType)) ||
+          (Name == "params" && isRecordNamed(MD->getParent(), "OptimizerParamGroup", "optim")))
         return Leaf{LeafKind::Parameter, MCE};
-      if (Name == "params" && isRecordNamed(MD->getParent(), "OptimizerParamGroup", "optim"))
-        return Leaf{LeafKind::Parameter, MCE};
-      if (Name == "values" && isOrderedDict(ObjType))
-        return dict(MCE->getImplicitObjectArgument(), At, Depth + 1);
-      return returnedBy(MD, MCE, Depth, Want::Container);
+      if (isOrderedDict(ObjType)) // its values(), an item
+        return holder(MCE->getImplicitObjectArgument(), At, Depth + 1);
+      return returnedBy(MD, MCE, Depth, Want::Holder);
     }
+    if (const auto *OCE = dyn_cast<CXXOperatorCallExpr>(E)) // `dict[0]`
+      return OCE->getOperator() == OO_Subscript && isOrderedDict(OCE->getArg(0)->getType())
+                 ? holder(OCE->getArg(0), At, Depth + 1)
+                 : std::nullopt;
     // `model.parameters()` on a model of dependent type, in a template never instantiated.
-    if (const auto *CE = dyn_cast<CallExpr>(E);
-        CE && CE->getNumArgs() == 0 && unresolvedMemberCallName(CE) == "parameters")
-      return Leaf{LeafKind::Parameter, CE};
-    if (const auto *CE = dyn_cast<CallExpr>(E); CE && !isa<CXXOperatorCallExpr>(CE))
-      return returnedBy(CE->getDirectCallee(), CE, Depth, Want::Container);
+    if (const auto *CE = dyn_cast<CallExpr>(E))
+      return CE->getNumArgs() == 0 && unresolvedMemberCallName(CE) == "parameters"
+                 ? Leaf{LeafKind::Parameter, CE}
+                 : returnedBy(CE->getDirectCallee(), CE, Depth, Want::Holder);
     if (const auto *DRE = dyn_cast<DeclRefExpr>(E))
-      return var(dyn_cast<VarDecl>(DRE->getDecl()), At, Depth, Want::Container);
+      return var(dyn_cast<VarDecl>(DRE->getDecl()), At, Depth, Want::Holder);
     if (const auto *ME = dyn_cast<MemberExpr>(E))
-      return field(ME, Depth, Want::Container);
-    return std::nullopt;
-  }
-
-  /// A torch::OrderedDict of parameters: module->named_parameters().
-  MaybeLeaf dict(const Expr *E, const Stmt *At, unsigned Depth) {
-    E = strip(E);
-    if (!E || Depth > MaxDepth)
-      return std::nullopt;
-    if (const auto *MCE = dyn_cast<CXXMemberCallExpr>(E)) {
-      const CXXMethodDecl *MD = MCE->getMethodDecl();
-      if (MD && MD->getIdentifier() && MD->getName() == "named_parameters" &&
-          isModuleType(MCE->getImplicitObjectArgument()->getType()))
-        return Leaf{LeafKind::Parameter, MCE};
-      return returnedBy(MD, MCE, Depth, Want::Dict);
-    }
-    if (const auto *DRE = dyn_cast<DeclRefExpr>(E))
-      return var(dyn_cast<VarDecl>(DRE->getDecl()), At, Depth, Want::Dict);
-    if (const auto *ME = dyn_cast<MemberExpr>(E))
-      return field(ME, Depth, Want::Dict);
-    return std::nullopt;
-  }
-
-  /// An item of such a dictionary: `for (auto &p : model->named_parameters())`, `dict[0]`.
-  MaybeLeaf item(const Expr *E, const Stmt *At, unsigned Depth) {
-    E = strip(E);
-    if (!E || Depth > MaxDepth)
-      return std::nullopt;
-    if (const auto *DRE = dyn_cast<DeclRefExpr>(E))
-      return var(dyn_cast<VarDecl>(DRE->getDecl()), At, Depth, Want::Item);
-    if (const auto *OCE = dyn_cast<CXXOperatorCallExpr>(E);
-        OCE && OCE->getOperator() == OO_Subscript && isOrderedDict(OCE->getArg(0)->getType()))
-      return dict(OCE->getArg(0), At, Depth + 1);
-    if (const auto *MCE = dyn_cast<CXXMemberCallExpr>(E);
-        MCE && isOrderedDict(MCE->getImplicitObjectArgument()->getType()))
-      return dict(MCE->getImplicitObjectArgument(), At, Depth + 1);
+      return field(ME, Depth, Want::Holder);
     return std::nullopt;
   }
 
