@@ -17,6 +17,36 @@ using namespace clang;
 using namespace clang::ast_matchers;
 
 namespace torchtidy {
+/// The boolean argument \p Index of \p CE: true when defaulted, false when not a constant
+/// (a runtime flag may well be false; precision first).
+bool boolArgument(const CallExpr *CE, unsigned Index, ASTContext &Ctx) {
+  if (CE->getNumArgs() <= Index || isa<CXXDefaultArgExpr>(CE->getArg(Index)))
+    return true;
+  const Expr *Arg = CE->getArg(Index)->IgnoreImplicit();
+  // requires_grad(true) on TensorOptions converts to c10::optional<bool>.
+  if (const auto *Construct = dyn_cast<CXXConstructExpr>(Arg); Construct && Construct->getNumArgs() == 1)
+    Arg = Construct->getArg(0);
+  bool Value = false;
+  return !Arg->isValueDependent() && Arg->EvaluateAsBooleanCondition(Value, Ctx) && Value;
+}
+
+bool requestsGrad(const CallExpr *CE, ASTContext &Ctx) {
+  const FunctionDecl *FD = CE->getDirectCallee();
+  if (FD && FD->getIdentifier() && FD->getName() == "make_variable")
+    return CE->getNumArgs() >= 2 && !isa<CXXDefaultArgExpr>(CE->getArg(1)) && boolArgument(CE, 1, Ctx);
+  llvm::SmallVector<const Stmt *, 2> Options = {CE};
+  for (const Expr *Arg : CE->arguments())
+    if (const auto *DRE = dyn_cast<DeclRefExpr>(Arg->IgnoreUnlessSpelledInSource()))
+      if (const auto *VD = dyn_cast<VarDecl>(DRE->getDecl());
+          VD && VD->getInit() && isSameOrDerivedFrom(recordOf(VD->getType()), names::TensorOptions))
+        Options.push_back(VD->getInit());
+  auto Flag = callExpr(callee(functionDecl(hasName("requires_grad")))).bind("flag");
+  return llvm::any_of(Options, [&](const Stmt *S) {
+    return llvm::any_of(match(findAll(Flag), *S, Ctx),
+                        [&](const BoundNodes &B) { return boolArgument(B.getNodeAs<CallExpr>("flag"), 0, Ctx); });
+  });
+}
+
 namespace {
 /// `p.requires_grad_(flag)` on an object of dependent type, or with a dependent flag.
 AST_MATCHER_P(CallExpr, dependentMarkOn, clang::ast_matchers::internal::Matcher<Expr>, Object) {
@@ -133,7 +163,7 @@ bool isFactory(StringRef Name) {
       "zeros", "ones", "empty", "full", "rand", "randn", "randint", "randperm", "arange",
       "range", "linspace", "logspace", "eye", "tensor", "from_blob", "empty_strided",
       "normal", "bernoulli", "scalar_tensor", "zeros_like", "ones_like", "empty_like",
-      "full_like", "rand_like", "randn_like", "randint_like", "from_file", "load"};
+      "full_like", "rand_like", "randn_like", "randint_like", "from_file", "load", "make_variable"};
   return Names.contains(Name);
 }
 
@@ -161,18 +191,6 @@ void tensorArgs(const Expr *E, llvm::SmallVectorImpl<const Expr *> &Out) {
   } else if (isTensorType(E->getType())) {
     Out.push_back(E);
   }
-}
-
-/// requires_grad(true) anywhere in the options: torch::requires_grad(),
-/// TensorOptions().requires_grad(true), torch::dtype(..).requires_grad(true).
-bool requestsGrad(const CallExpr *CE, ASTContext &Ctx) {
-  return !match(findAll(callExpr(callee(functionDecl(hasName("requires_grad"))),
-                                 anyOf(argumentCountIs(0), hasArgument(0, cxxDefaultArgExpr()),
-                                       // requires_grad(true) converts to c10::optional<bool>.
-                                       hasArgument(0, anyOf(cxxBoolLiteral(equals(true)),
-                                                            hasDescendant(cxxBoolLiteral(equals(true)))))))),
-                *CE, Ctx)
-              .empty();
 }
 
 /// torch::nn's loss modules (MSELoss, CrossEntropyLoss, ...): no parameters of their own.

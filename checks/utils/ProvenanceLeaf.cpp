@@ -69,19 +69,6 @@ bool isOrderedDict(QualType T) { return isRecordNamed(recordOf(T), "OrderedDict"
 bool isOrderedDictItem(QualType T) { return isRecordNamed(recordOf(T), "Item", "OrderedDict"); }
 bool isStdVector(QualType T) { return isRecordNamed(recordOf(T), "vector", "std"); }
 
-/// The boolean argument \p Index of \p CE: true when defaulted, false when not a constant
-/// (a runtime flag may well be false; precision first).
-bool boolArgument(const CallExpr *CE, unsigned Index, ASTContext &Ctx) {
-  if (CE->getNumArgs() <= Index || isa<CXXDefaultArgExpr>(CE->getArg(Index)))
-    return true;
-  const Expr *Arg = CE->getArg(Index)->IgnoreImplicit();
-  // requires_grad(true) on TensorOptions converts to c10::optional<bool>.
-  if (const auto *Construct = dyn_cast<CXXConstructExpr>(Arg); Construct && Construct->getNumArgs() == 1)
-    Arg = Construct->getArg(0);
-  bool Value = false;
-  return !Arg->isValueDependent() && Arg->EvaluateAsBooleanCondition(Value, Ctx) && Value;
-}
-
 bool recordHasMember(const CXXRecordDecl *RD, StringRef Name) {
   if (!RD || Name.empty())
     return false;
@@ -327,8 +314,6 @@ private:
     const FunctionDecl *FD = CE->getDirectCallee();
     if (FD && !isInSystemHeader(FD))
       return returnedBy(FD, CE, Depth, Want::Tensor);
-    if (optionsRequestGrad(CE))
-      return Leaf{LeafKind::Created, CE};
     // Factories with requires_grad options, requires_grad_() chains.
     OriginResult R = M.origin(CE);
     if (R.Kind != TensorOrigin::RequiresGradLeaf)
@@ -336,30 +321,6 @@ private:
     const Stmt *Source = R.Source ? R.Source : CE;
     const auto *Mark = dyn_cast<CXXMemberCallExpr>(Source);
     return Leaf{Mark ? LeafKind::Marked : LeafKind::Created, Source};
-  }
-
-  /// A factory given options built beforehand (`auto opts = torch::TensorOptions()
-  /// .requires_grad(true); torch::randn({3}, opts)`), or torch::autograd::make_variable(t, true).
-  bool optionsRequestGrad(const CallExpr *CE) {
-    const FunctionDecl *FD = CE->getDirectCallee();
-    if (!FD || !FD->getIdentifier() || !isTensorType(CE->getType()))
-      return false;
-    if (FD->getName() == "make_variable")
-      return CE->getNumArgs() >= 2 && !isa<CXXDefaultArgExpr>(CE->getArg(1)) &&
-             boolArgument(CE, 1, Ctx);
-    for (const Expr *Arg : CE->arguments()) {
-      const auto *DRE = dyn_cast<DeclRefExpr>(strip(Arg));
-      const auto *VD = DRE ? dyn_cast<VarDecl>(DRE->getDecl()) : nullptr;
-      if (!VD || !VD->getInit() || !isSameOrDerivedFrom(recordOf(VD->getType()), names::TensorOptions))
-        continue;
-      for (const BoundNodes &B :
-           match(findAll(callExpr(callee(functionDecl(hasName("requires_grad")))).bind("rg")),
-                 *VD->getInit(), Ctx)) {
-        if (boolArgument(B.getNodeAs<CallExpr>("rg"), 0, Ctx))
-          return true;
-      }
-    }
-    return false;
   }
 
   /// A user function returning (a reference to) a leaf: any return statement decides.

@@ -65,6 +65,11 @@ void reaching(bool c) {
   }
   e.mul_(2);
 }
+void options() {
+  auto opts = torch::TensorOptions().requires_grad(true);
+  auto from_options = torch::randn({4}, opts);
+  auto plain_options = torch::randn({4}, torch::TensorOptions().requires_grad(false));
+}
 template <typename T> void uninstantiated(T t) {
   auto u = t;
   u = t + 1;
@@ -162,6 +167,17 @@ TEST_F(ProvenanceTest, OriginAndItsChainOfDefinitions) {
   EXPECT_EQ(model().origin(lastRef("detached")).Kind, TensorOrigin::Detached);
   ASSERT_EQ(model().origin(lastRef("detached")).Chain.size(), 1u);
   EXPECT_EQ(text(model().origin(lastRef("detached")).Chain[0]), "scaled.detach()");
+}
+
+TEST_F(ProvenanceTest, FactoryOptionsBuiltBeforehandAskForGrad) {
+  // One rule for a factory asking for grad, whether the options are written in the call or in
+  // a local: origin and leaf agree.
+  const Expr *FromOptions = var("from_options")->getInit();
+  EXPECT_EQ(model().origin(FromOptions).Kind, TensorOrigin::RequiresGradLeaf);
+  EXPECT_EQ(model().origin(var("plain_options")->getInit()).Kind, TensorOrigin::Data);
+  std::optional<LeafFact> L = model().leafAt(FromOptions, FromOptions);
+  ASSERT_TRUE(L);
+  EXPECT_EQ(L->Kind, LeafKind::Created);
 }
 
 TEST_F(ProvenanceTest, LeafAndCutAreQuestionsOfTheSameWalk) {
