@@ -149,8 +149,10 @@ enum class ValueFate {
 };
 /// Where AutogradModel::fateOf looks.
 struct FateQuery {
-  /// Only what runs after this statement, in its function and the functions that code calls,
-  /// counts ("backpropagated before the function returns"); null: every use, callers included.
+  /// Only the value held after this statement counts, in its function (until a later assignment
+  /// replaces it on every path) and in the functions that code calls: "backpropagated before the
+  /// function returns". Escapes then means handed to the caller (returned, written through a
+  /// parameter). Null: every use, callers included.
   const clang::Stmt *After = nullptr;
   /// A field or global counts as escaping, since other translation units may use it; false: the
   /// uses this unit shows are all there are.
@@ -186,7 +188,7 @@ const clang::Stmt *lifetimeScope(const clang::VarDecl *VD, clang::ASTContext &Ct
 
 /// How the values a loop writes outside itself can reach a backward pass.
 struct LoopOutputs {
-  bool ReachesGradient = false; ///< a backward/step/grad later in the function reads them
+  bool ReachesGradient = false; ///< backpropagated later in the function, or by what it calls
   bool Escapes = false;         ///< returned, written through a reference parameter or a member
   bool EscapesToMember = false;
 };

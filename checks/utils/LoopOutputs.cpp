@@ -31,47 +31,6 @@ AST_MATCHER_P(CallExpr, unresolvedCallOf, std::vector<StringRef>, QualifiedNames
   return false;
 }
 
-bool referencesAny(const Stmt *S, const VarSet &Vars, ASTContext &Ctx) {
-  if (!S || Vars.empty())
-    return false;
-  for (const BoundNodes &B : match(findAll(declRefExpr().bind("ref")), *S, Ctx))
-    if (Vars.count(B.getNodeAs<DeclRefExpr>("ref")->getDecl()))
-      return true;
-  return false;
-}
-
-/// The value an assignment outside \p Loop gives \p V on every path from \p Loop to \p At (so what
-/// \p V held after the loop does not reach \p At); null when some path keeps the older value.
-const Expr *overwriteBetween(const ValueDecl *V, const Stmt *Loop, const Stmt *At, AutogradModel &Model) {
-  const FunctionDecl *FD = enclosingFunction(At, Model.context());
-  if (!V || !FD || !FD->hasBody())
-    return nullptr;
-  ASTContext &Ctx = Model.context();
-  for (const Definition &D : definitionsIn(FD->getBody(), declRefExpr(to(valueDecl(equalsNode(V)))), Ctx))
-    // What the loop itself writes is what is being followed.
-    if (D.K == Definition::Assign && !isWithin(D.Site->getBeginLoc(), Loop->getSourceRange(), Ctx.getSourceManager()) &&
-        Model.runsBeforeOnEveryPath(Loop, D.Site) && Model.runsBeforeOnEveryPath(D.Site, At))
-      return D.Value;
-  return nullptr;
-}
-
-/// Whether \p At reads a variable of \p Vars that may still hold what \p Loop left in it: no
-/// assignment gives it a new value (from no such variable) on every path from the loop to \p At.
-bool readsLoopValue(const Stmt *At, const VarSet &Vars, const Stmt *Loop, AutogradModel &Model,
-                    unsigned Depth = 4) {
-  if (!At || Vars.empty())
-    return false;
-  for (const BoundNodes &B : match(findAll(declRefExpr().bind("ref")), *At, Model.context())) {
-    const ValueDecl *V = B.getNodeAs<DeclRefExpr>("ref")->getDecl();
-    if (!Vars.count(V))
-      continue;
-    const Expr *New = overwriteBetween(V, Loop, At, Model);
-    if (!New || Depth == 0 || readsLoopValue(New, Vars, Loop, Model, Depth - 1))
-      return true;
-  }
-  return false;
-}
-
 /// A call of a non-const method, or of an in-place tensor method (those are const members).
 clang::ast_matchers::internal::Matcher<CXXMemberCallExpr> writingMethod() {
   return callee(cxxMethodDecl(anyOf(unless(isConst()), matchesName("_$"))));
@@ -83,29 +42,29 @@ const FunctionDecl *userDefinition(const FunctionDecl *FD) {
   return Def && Def->hasBody() && !isInSystemHeader(Def) ? Def : nullptr;
 }
 
-/// Adds to \p Tainted the graph-holding variables declared outside \p Local (and, for a
+/// Adds to \p Written the graph-holding variables declared outside \p Local (and, for a
 /// callee body, not its own locals or parameters) that \p Scope writes; notes member writes.
 void collectWrittenState(const Stmt *Scope, SourceRange Local, const FunctionDecl *Callee,
-                         VarSet &Tainted, LoopOutputs &Result, ASTContext &Ctx) {
+                         VarSet &Written, LoopOutputs &Result, ASTContext &Ctx) {
   const SourceManager &SM = Ctx.getSourceManager();
   ExprMutationAnalyzer Mutations(*Scope, Ctx);
   for (const BoundNodes &B : match(findAll(declRefExpr().bind("ref")), *Scope, Ctx)) {
     const auto *VD = dyn_cast<VarDecl>(B.getNodeAs<DeclRefExpr>("ref")->getDecl());
-    if (!VD || Tainted.count(VD) || !canHoldGraph(VD->getType()) ||
+    if (!VD || Written.count(VD) || !canHoldGraph(VD->getType()) ||
         isWithin(VD->getLocation(), Local, SM) || (Callee && VD->getDeclContext() == Callee))
       continue;
     // In-place tensor methods are const members of at::Tensor: the analyzer misses them,
     // also on a view of the variable (`outputs.select(0, i).copy_(y)`).
     auto Ref = declRefExpr(to(varDecl(equalsNode(VD))));
-    bool Written =
+    bool IsWritten =
         Mutations.isMutated(VD) ||
         !match(findAll(stmt(anyOf(cxxMemberCallExpr(callee(cxxMethodDecl(matchesName("_$"))),
                                                      on(expr(anyOf(Ref, hasDescendant(Ref))))),
                                   callExpr(dependentInPlaceCall(), callee(expr(hasDescendant(Ref))))))),
                *Scope, Ctx)
              .empty();
-    if (Written)
-      Tainted.insert(VD);
+    if (IsWritten)
+      Written.insert(VD);
   }
   // A graph-holding member written in the loop outlives the call.
   auto MemberWrite = memberExpr(hasObjectExpression(ignoringParenImpCasts(cxxThisExpr()))).bind("m");
@@ -120,13 +79,12 @@ void collectWrittenState(const Stmt *Scope, SourceRange Local, const FunctionDec
 }
 
 /// Graph-holding variables declared outside \p Loop that its body writes, followed through
-/// the enclosing function to gradient consumers, returns, out-parameters and members.
-LoopOutputs analyzeFlow(const Stmt *Loop, const FunctionDecl *Inner, const FunctionDecl *Outer,
-                        AutogradModel &Model) {
+/// the function after the loop to gradient consumers, returns, out-parameters and members.
+LoopOutputs analyzeFlow(const Stmt *Loop, AutogradModel &Model) {
   ASTContext &Ctx = Model.context();
   LoopOutputs Result;
-  VarSet Tainted;
-  collectWrittenState(loopBody(Loop), Loop->getSourceRange(), nullptr, Tainted, Result, Ctx);
+  VarSet Written;
+  collectWrittenState(loopBody(Loop), Loop->getSourceRange(), nullptr, Written, Result, Ctx);
   // Helpers and lambdas the loop calls may stash outputs in captured or member state
   // (REINFORCE: log-probs saved per step, backpropagated at the episode's end).
   llvm::SmallPtrSet<const FunctionDecl *, 8> Visited;
@@ -137,60 +95,19 @@ LoopOutputs analyzeFlow(const Stmt *Loop, const FunctionDecl *Inner, const Funct
       const FunctionDecl *Def = userDefinition(B.getNodeAs<CallExpr>("call")->getDirectCallee());
       if (!Def || !Visited.insert(Def).second)
         continue;
-      collectWrittenState(Def->getBody(), Def->getBody()->getSourceRange(), Def, Tainted, Result, Ctx);
+      collectWrittenState(Def->getBody(), Def->getBody()->getSourceRange(), Def, Written, Result, Ctx);
       if (Depth > 1)
         Work.push_back({Def->getBody(), Depth - 1});
     }
   }
-
-  const Stmt *FnBody = Outer ? Outer->getBody() : nullptr;
-  if (Tainted.empty() || !FnBody)
-    return Result;
-
-  // Whatever is computed from a written variable carries its graph further.
-  auto Target = ignoringParenImpCasts(declRefExpr(to(varDecl().bind("target"))));
-  for (unsigned Round = 0; Round < 8; ++Round) {
-    size_t Before = Tainted.size();
-    for (const BoundNodes &B : match(stmt(forEachDescendant(varDecl(hasInitializer(expr().bind("init"))).bind("var"))), *FnBody, Ctx))
-      if (referencesAny(B.getNodeAs<Expr>("init"), Tainted, Ctx))
-        Tainted.insert(B.getNodeAs<VarDecl>("var"));
-    for (const BoundNodes &B : match(
-             findAll(stmt(anyOf(binaryOperator(isAssignmentOperator(), hasLHS(Target)),
-                                cxxOperatorCallExpr(isAssignmentOperator(), hasArgument(0, Target)),
-                                cxxMemberCallExpr(on(Target), writingMethod())))
-                         .bind("write")),
-             *FnBody, Ctx)) {
-      const auto *Target = B.getNodeAs<VarDecl>("target");
-      if (!Tainted.count(Target) && canHoldGraph(Target->getType()) &&
-          referencesAny(B.getNodeAs<Stmt>("write"), Tainted, Ctx))
-        Tainted.insert(Target);
-    }
-    if (Tainted.size() == Before)
-      break;
+  FateQuery Later;
+  Later.After = Loop;
+  Later.FieldsEscape = false;
+  for (const ValueDecl *V : Written) {
+    ValueFate Fate = Model.fateOf(V, Later);
+    Result.ReachesGradient |= Fate == ValueFate::Backpropagated;
+    Result.Escapes |= Fate == ValueFate::Escapes;
   }
-
-  for (const BoundNodes &B : match(findAll(stmt(Model.gradientConsumer()).bind("use")), *FnBody, Ctx))
-    if (readsLoopValue(B.getNodeAs<Stmt>("use"), Tainted, Loop, Model))
-      Result.ReachesGradient = true;
-  // A call runs the user functions it names, and the lambdas a std::function parameter stands for.
-  for (const BoundNodes &B : match(findAll(callExpr().bind("call")), *FnBody, Ctx)) {
-    const auto *Call = B.getNodeAs<CallExpr>("call");
-    for (const FunctionDecl *Callee : Model.calledFunctions(Call)) {
-      const FunctionDecl *Def = userDefinition(Callee);
-      if (Def && (readsLoopValue(Call, Tainted, Loop, Model) || referencesAny(Def->getBody(), Tainted, Ctx)) &&
-          Model.findReachable(Def->getBody(), Model.gradientConsumer(), 2))
-        Result.ReachesGradient = true;
-    }
-  }
-
-  const Stmt *InnerBody = Inner && Inner->hasBody() ? Inner->getBody() : FnBody;
-  for (const BoundNodes &B : match(findAll(returnStmt().bind("ret")), *InnerBody, Ctx))
-    if (referencesAny(B.getNodeAs<Stmt>("ret"), Tainted, Ctx))
-      Result.Escapes = true;
-  for (const ValueDecl *VD : Tainted)
-    if (const auto *Param = dyn_cast<ParmVarDecl>(VD))
-      if (Param->getType()->isReferenceType() && !Param->getType().getNonReferenceType().isConstQualified())
-        Result.Escapes = true;
   return Result;
 }
 
@@ -290,7 +207,7 @@ const FunctionDecl *AutogradModel::outermostFunction(const Stmt *S) {
 }
 
 LoopOutputs AutogradModel::loopOutputs(const Stmt *Loop) {
-  return analyzeFlow(Loop, enclosingFunction(Loop, Ctx), outermostFunction(Loop), *this);
+  return analyzeFlow(Loop, *this);
 }
 
 /// Whether any caller of \p FD (or, for a member write, any method of its class) runs a

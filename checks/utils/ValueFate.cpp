@@ -2,10 +2,12 @@
 // followed through variables, containers, tensor ops, user functions and their callers. The one
 // forward walk: "is it backpropagated (later in this function)", "is it meant to carry gradients".
 #include "utils/AutogradModel.h"
+#include "utils/Provenance.h"
 #include "utils/TorchMatchers.h"
 
 #include "clang/AST/ParentMapContext.h"
 
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallPtrSet.h"
 
 using namespace clang;
@@ -33,13 +35,46 @@ public:
     while (!Work.empty() && !Found && Seen.size() < 64) {
       const ValueDecl *D = Work.pop_back_val();
       for (const Expr *Ref : refsTo(D))
-        if (!Within || enclosingFunction(Ref, Ctx) != Within || M.mayRunBefore(Q.After, Ref))
+        if (stillHeldAt(Ref))
           flowUp(Ref);
     }
     return Found ? ValueFate::Backpropagated : Escaped ? ValueFate::Escapes : ValueFate::Contained;
   }
 
 private:
+  /// Whether what \p Ref names may still hold the value followed there: outside Q.After's
+  /// function, yes; in it, some path runs Q.After and then \p Ref, and no assignment gives the
+  /// variable a value made of nothing followed on every such path (`loss = loss / 3` keeps it).
+  bool stillHeldAt(const Expr *Ref, unsigned Depth = 4) {
+    if (!Within || enclosingFunction(Ref, Ctx) != Within)
+      return true;
+    if (!M.mayRunBefore(Q.After, Ref))
+      return false;
+    const Expr *New = overwriteBefore(namedDecl(Ref), Ref);
+    if (!New)
+      return true;
+    for (const BoundNodes &B : match(findAll(declRefExpr().bind("ref")), *New, Ctx)) {
+      const auto *Read = B.getNodeAs<DeclRefExpr>("ref");
+      if (Depth > 0 && Seen.count(Read->getDecl()) && stillHeldAt(Read, Depth - 1))
+        return true;
+    }
+    return false;
+  }
+
+  /// The value an assignment after (not in) Q.After gives \p V on every path from Q.After to
+  /// \p At; null when some path keeps the older value.
+  const Expr *overwriteBefore(const ValueDecl *V, const Stmt *At) {
+    const SourceManager &SM = Ctx.getSourceManager();
+    for (const Definition &D : definitionsIn(Within->getBody(), declRefExpr(to(valueDecl(equalsNode(V)))), Ctx))
+      if (D.K == Definition::Assign && !isWithin(D.Site->getBeginLoc(), Q.After->getSourceRange(), SM) &&
+          M.runsBeforeOnEveryPath(Q.After, D.Site) && M.runsBeforeOnEveryPath(D.Site, At))
+        return D.Value;
+    return nullptr;
+  }
+
+  /// A use this unit cannot see: an escape, unless only what leaves Q.After's function counts.
+  void outOfSight() { Escaped |= !Within; }
+
   /// \p Entered: \p D is a parameter the value was passed to at a call being followed; through
   /// a const reference the callee hands nothing back, so its other callers' arguments are not
   /// this value.
@@ -53,19 +88,22 @@ private:
     }
     const auto *VD = dyn_cast<VarDecl>(D);
     if (Q.FieldsEscape && (isa<FieldDecl>(D) || (VD && !VD->isLocalVarDeclOrParm())))
-      Escaped = true; // other translation units may use it
-    // After Q.After, what the callers do once the function returns does not count.
+      outOfSight(); // other translation units may use it
     if (const auto *P = dyn_cast_or_null<ParmVarDecl>(VD);
-        P && !Within && (P->getType()->isReferenceType() || P->getType()->isPointerType()) &&
+        P && (P->getType()->isReferenceType() || P->getType()->isPointerType()) &&
         !(Entered && P->getType()->isReferenceType() && P->getType().getNonReferenceType().isConstQualified())) {
-      // The container came from the caller, who may use it further.
       const auto *FD = dyn_cast<FunctionDecl>(P->getDeclContext());
-      auto Callers = M.callersOf(FD);
-      if (Callers.empty())
-        Escaped = true;
-      for (const CallExpr *Call : Callers)
-        if (const Expr *Arg = argumentFor(Call, P))
-          follow(containerRoot(Arg));
+      if (FD == Within) {
+        Escaped = true; // written through a parameter of Q.After's function: handed to its caller
+      } else {
+        // The container came from the caller, who may use it further.
+        auto Callers = M.callersOf(FD);
+        if (Callers.empty())
+          outOfSight();
+        for (const CallExpr *Call : Callers)
+          if (const Expr *Arg = argumentFor(Call, P))
+            follow(containerRoot(Arg));
+      }
     }
     Work.push_back(D);
   }
@@ -101,11 +139,13 @@ private:
   void intoFunction(const CallExpr *Call, const FunctionDecl *FD, const Expr *Arg) {
     const FunctionDecl *Def = FD->getDefinition();
     if (!Def || !Def->hasBody()) {
-      Escaped = true;
+      outOfSight();
       return;
     }
-    if (const ParmVarDecl *Param = parameterFor(Call, Def, Arg))
+    if (const ParmVarDecl *Param = parameterFor(Call, Def, Arg)) {
+      EnteredBy[Def].push_back(Call);
       follow(Param, /*Entered=*/true);
+    }
   }
 
   /// Follows the value of \p E upwards through the expressions that carry its tensors.
@@ -180,11 +220,14 @@ private:
         return false;
       }
     }
-    if (FD && !isInSystemHeader(FD) && !(isa<CXXOperatorCallExpr>(Call) && isa<CXXMethodDecl>(FD) &&
-                                         Call->getArg(0) == Arg))
-      intoFunction(Call, FD, Arg);
-    else if (!FD && !isa<CXXOperatorCallExpr>(Call))
-      Escaped = true;
+    // The object of an operator is no argument; a call of a std::function parameter runs the
+    // lambdas passed for it.
+    if (!(isa<CXXOperatorCallExpr>(Call) && isa_and_nonnull<CXXMethodDecl>(FD) && Call->getArg(0) == Arg))
+      for (const FunctionDecl *Callee : M.calledFunctions(Call))
+        if (!isInSystemHeader(Callee))
+          intoFunction(Call, Callee, Arg);
+    if (!FD && !isa<CXXOperatorCallExpr>(Call))
+      outOfSight();
     return canHoldGraph(Call->getType());
   }
 
@@ -202,8 +245,20 @@ private:
 
   void returned(const Stmt *Ret) {
     const FunctionDecl *FD = enclosingFunction(Ret, Ctx);
-    if (!FD || FD == Within)
+    if (!FD)
       return;
+    if (FD == Within) {
+      Escaped = true; // handed to the caller
+      return;
+    }
+    // What a followed call passed in comes back out of that call, not out of every call.
+    if (auto It = EnteredBy.find(FD); It != EnteredBy.end()) {
+      auto Calls = It->second; // flowUp may enter more functions
+      for (const CallExpr *Call : Calls)
+        if (!Found)
+          flowUp(Call);
+      return;
+    }
     // A module method returning the collected tensors: they are the model's output.
     if (const auto *MD = dyn_cast<CXXMethodDecl>(FD);
         MD && isModuleType(QualType(MD->getParent()->getTypeForDecl(), 0))) {
@@ -212,7 +267,7 @@ private:
     }
     auto Callers = M.callersOf(FD);
     if (Callers.empty())
-      Escaped = true;
+      outOfSight();
     for (const CallExpr *Call : Callers)
       if (!Found)
         flowUp(Call);
@@ -224,6 +279,8 @@ private:
   const FunctionDecl *Within; ///< Q.After's function
   llvm::SmallVector<const ValueDecl *, 8> Work;
   llvm::SmallPtrSet<const ValueDecl *, 16> Seen;
+  /// The calls the walk followed a value into, by the function they run.
+  llvm::DenseMap<const FunctionDecl *, llvm::SmallVector<const CallExpr *, 2>> EnteredBy;
   bool Found = false;
   bool Escaped = false;
 };

@@ -6,6 +6,7 @@
 #include <torch/torch.h>
 
 #include <deque>
+#include <functional>
 #include <iostream>
 #include <list>
 #include <map>
@@ -841,4 +842,29 @@ void negativePoolOfDetachedOutputs(Net &gen, Net &dis, torch::optim::SGD &opt, t
     auto replay = pool.query(fake.detach());
     std::cout << dis->forward(replay).mean().item<float>() << "\n";
   }
+}
+
+// The losses go to the std::function the only caller passes, which backpropagates them all:
+// kept on purpose (before, the call of the parameter was followed nowhere).
+void lossesToCallback(Net &net, const std::vector<torch::Tensor> &xs,
+                      const std::function<void(const std::vector<torch::Tensor> &)> &done) {
+  std::vector<torch::Tensor> losses;
+  for (const auto &x : xs)
+    losses.push_back(net->forward(x).sum());
+  done(losses);
+}
+void negativeLossesBackpropagatedByCallback(Net &net, const std::vector<torch::Tensor> &xs) {
+  lossesToCallback(net, xs, [](const std::vector<torch::Tensor> &l) { torch::stack(l).sum().backward(); });
+}
+// The same helper whose callback only counts them: every graph is kept for nothing.
+void lossesToCounter(Net &net, const std::vector<torch::Tensor> &xs,
+                     const std::function<void(const std::vector<torch::Tensor> &)> &done) {
+  std::vector<torch::Tensor> losses;
+  for (const auto &x : xs)
+    losses.push_back(net->forward(x).sum());
+    // CHECK: :[[@LINE-1]]:5: warning: graph-attached tensor 'net->forward(x).sum()' stored in a container inside a loop keeps its autograd graph alive
+  done(losses);
+}
+void positiveLossesCountedByCallback(Net &net, const std::vector<torch::Tensor> &xs) {
+  lossesToCounter(net, xs, [](const std::vector<torch::Tensor> &l) { std::cout << l.size() << "\n"; });
 }
