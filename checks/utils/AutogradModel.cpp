@@ -215,18 +215,14 @@ CallShape AutogradModel::callShape(const CallExpr *Call) {
     return Shape;
   }
   const Expr *Callee = Call->getCallee()->IgnoreParenImpCasts();
-  if (const auto *M = dyn_cast<CXXDependentScopeMemberExpr>(Callee)) {
-    Shape.Object = M->isImplicitAccess() ? nullptr : M->getBase();
-    if (const IdentifierInfo *II = M->getMember().getAsIdentifierInfo())
-      Shape.Name = II->getName();
-  } else if (const auto *M = dyn_cast<UnresolvedMemberExpr>(Callee)) {
-    Shape.Object = M->isImplicitAccess() ? nullptr : M->getBase();
-    if (const IdentifierInfo *II = M->getMemberName().getAsIdentifierInfo())
-      Shape.Name = II->getName();
-  } else if (const auto *M = dyn_cast<MemberExpr>(Callee)) {
+  if (const auto *M = dyn_cast<MemberExpr>(Callee)) {
     Shape.Object = isa<CXXThisExpr>(M->getBase()->IgnoreParenImpCasts()) ? nullptr : M->getBase();
     if (const IdentifierInfo *II = M->getMemberDecl()->getIdentifier())
       Shape.Name = II->getName();
+  } else if (isa<CXXDependentScopeMemberExpr, UnresolvedMemberExpr>(Callee)) {
+    StringRef Member;
+    Shape.Object = dependentMemberBase(Call, Member, /*AllowArrow=*/true);
+    Shape.Name = dependentMemberName(Callee);
   } else if (const auto *L = dyn_cast<UnresolvedLookupExpr>(Callee)) {
     if (const IdentifierInfo *II = L->getName().getAsIdentifierInfo())
       Shape.Name = II->getName();
@@ -430,12 +426,11 @@ bool AutogradModel::showsAccelerator(const FunctionDecl *Fn) {
 }
 
 bool AutogradModel::mayUseAccelerator(const Stmt *S) {
-  auto Shows = [&](const FunctionDecl *Fn) { return showsAccelerator(Fn); };
   llvm::SmallPtrSet<const FunctionDecl *, 8> Seen;
   std::function<bool(const FunctionDecl *, unsigned)> Around = [&](const FunctionDecl *Fn, unsigned Depth) {
     if (!Fn || !Seen.insert(Fn).second)
       return false;
-    if (Shows(Fn))
+    if (showsAccelerator(Fn))
       return true;
     if (Depth == 0)
       return false;

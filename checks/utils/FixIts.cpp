@@ -65,15 +65,10 @@ bool inBlock(const Stmt *S, ASTContext &Ctx) {
   return Block && !isa_and_nonnull<SwitchStmt>(parentOf(Block, Ctx).get<Stmt>());
 }
 
-/// The indentation of the line \p Loc is on.
-StringRef indentOf(SourceLocation Loc, ASTContext &Ctx) {
-  return Lexer::getIndentationForLine(Loc, Ctx.getSourceManager());
-}
-
 /// One indentation step of the code around \p S: its indentation less its block's.
 std::string indentStep(const Stmt *S, StringRef Indent, ASTContext &Ctx) {
   if (const auto *Block = parentOf(S, Ctx).get<CompoundStmt>()) {
-    StringRef Outer = indentOf(Block->getLBracLoc(), Ctx);
+    StringRef Outer = Lexer::getIndentationForLine(Block->getLBracLoc(), Ctx.getSourceManager());
     if (Indent.size() > Outer.size() && Indent.starts_with(Outer))
       return Indent.drop_front(Outer.size()).str();
   }
@@ -260,8 +255,6 @@ Fixes move(const Stmt *S, const Stmt *Target, bool Before, ASTContext &Ctx) {
 }
 } // namespace
 
-Fixes moveBefore(const Stmt *S, const Stmt *Before, ASTContext &Ctx) { return move(S, Before, true, Ctx); }
-
 Fixes moveAfter(const Stmt *S, const Stmt *After, ASTContext &Ctx) { return move(S, After, false, Ctx); }
 
 Fixes hoistBefore(const DeclStmt *DS, const Stmt *Loop, ASTContext &Ctx) {
@@ -289,7 +282,7 @@ Fixes hoistBefore(const DeclStmt *DS, const Stmt *Loop, ASTContext &Ctx) {
     if (!SM.isBeforeInTranslationUnit(Read->getLocation(), Loop->getBeginLoc()) || Written(Read))
       return {};
   }
-  return moveBefore(DS, Loop, Ctx);
+  return move(DS, Loop, /*Before=*/true, Ctx);
 }
 
 Fixes wrapInBlock(const Stmt *S, StringRef First, ASTContext &Ctx) {

@@ -35,8 +35,7 @@ const clang::DeclStmt *declarationOf(const clang::Expr *Init, clang::ASTContext 
 /// The statement of a `{}` block that contains \p E (\p E itself when it is one), or null.
 const clang::Stmt *blockStatement(const clang::Stmt *E, clang::ASTContext &Ctx);
 
-/// The block statement that is \p E (up to implicit nodes: `opt.step();` holds its discarded
-/// Tensor in an ExprWithCleanups), or null when \p E is part of a larger statement.
+/// The block statement that is \p E up to implicit nodes, or null when \p E is part of a larger one.
 const clang::Stmt *statementOf(const clang::Expr *E, clang::ASTContext &Ctx);
 
 /// `E` -> `E<Suffix>` (`(a + b).detach()` with parentheses where needed).
@@ -49,8 +48,6 @@ Fixes insertAfter(const clang::Stmt *S, llvm::StringRef Code, clang::ASTContext 
 Fixes insertFirst(const clang::CompoundStmt *Block, llvm::StringRef Code, clang::ASTContext &Ctx);
 /// Removes the block statement \p S and its lines.
 Fixes remove(const clang::Stmt *S, clang::ASTContext &Ctx);
-/// Moves the block statement \p S before the block statement \p Before (same file).
-Fixes moveBefore(const clang::Stmt *S, const clang::Stmt *Before, clang::ASTContext &Ctx);
 /// Moves the block statement \p S after the block statement \p After (same file).
 Fixes moveAfter(const clang::Stmt *S, const clang::Stmt *After, clang::ASTContext &Ctx);
 /// Moves the declaration \p DS, a statement of \p Loop's body, before \p Loop, when that

@@ -98,7 +98,7 @@ const LoopEvent *LoopFacts::first(LoopEventKind K) const {
 const Stmt *AutogradModel::enclosingLoop(const Stmt *S) { return S ? torchtidy::enclosingLoop(S, Ctx) : nullptr; }
 
 namespace {
-AST_MATCHER(Stmt, parameterFreeForward) { return isParameterFreeModule(forwardedModule(&Node)); }
+AST_MATCHER(Stmt, parameterFreeForward) { return isParameterFreeForward(&Node); }
 } // namespace
 
 StmtMatcher AutogradModel::event(LoopEventKind K) {

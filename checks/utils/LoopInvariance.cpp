@@ -90,7 +90,7 @@ bool writtenIn(const clang::ast_matchers::internal::Matcher<Expr> &Target, const
   auto NonConstRefParam =
       parmVarDecl(hasType(referenceType(pointee(unless(isConstQualified())))), unless(isForwardingReference()));
   auto Mutator = cxxMethodDecl(anyOf(
-      allOf(ofClass(cxxRecordDecl(hasAnyName("::at::Tensor", "::at::TensorBase"))), matchesName("_$")),
+      allOf(ofClass(cxxRecordDecl(hasAnyName(names::Tensor, names::TensorBase))), matchesName("_$")),
       hasAnyName("push_back", "emplace_back", "insert", "emplace", "clear", "erase", "resize", "assign",
                  "pop_back", "swap")));
   auto Writes = expr(anyOf(cxxOperatorCallExpr(isAssignmentOperator(), hasArgument(0, Ref)),

@@ -36,12 +36,33 @@ constexpr llvm::StringLiteral QueryNames[] = {"any", "model", "training"};
 /// The prefix of a loopCalling lookup among the consulted keys (a USR starts with "c:").
 constexpr llvm::StringLiteral LoopCallsKey = "loop-calls ";
 
+/// The names of the bits set in \p Bits (bit i: \p Names[i]).
+json::Array bitNames(uint32_t Bits, llvm::ArrayRef<llvm::StringLiteral> Names) {
+  json::Array Out;
+  for (unsigned I = 0; I < Names.size(); ++I)
+    if (Bits & (1u << I))
+      Out.push_back(Names[I]);
+  return Out;
+}
+
+/// The bits \p Names sets (bit i: \p Table[i]); false, reporting \p Unknown at \p P, for a name
+/// not in \p Table.
+bool nameBits(const std::vector<std::string> &Names, llvm::ArrayRef<llvm::StringLiteral> Table, uint32_t &Bits,
+              json::Path P, llvm::StringLiteral Unknown) {
+  Bits = 0;
+  for (const std::string &N : Names) {
+    const auto *It = llvm::find(Table, N);
+    if (It == Table.end()) {
+      P.report(Unknown);
+      return false;
+    }
+    Bits |= 1u << (It - Table.begin());
+  }
+  return true;
+}
+
 json::Value toJSON(const LoopCall &C) {
-  json::Array Queries;
-  for (unsigned I = 0; I < std::size(QueryNames); ++I)
-    if (C.Queries & (1u << I))
-      Queries.push_back(QueryNames[I]);
-  json::Object O{{"loop", C.Loop}, {"loops", std::move(Queries)}, {"calls", int64_t(C.Calls)}};
+  json::Object O{{"loop", C.Loop}, {"loops", bitNames(C.Queries, QueryNames)}, {"calls", int64_t(C.Calls)}};
   if (C.Accelerator)
     O["accelerator"] = true;
   return O;
@@ -59,42 +80,13 @@ bool fromJSON(const json::Value &V, LoopCall &C, json::Path P) {
     return false;
   }
   C.Calls = unsigned(Calls);
-  C.Queries = 0;
-  for (const std::string &Q : Queries) {
-    const auto *It = llvm::find(QueryNames, Q);
-    if (It == std::end(QueryNames)) {
-      P.field("loops").report("unknown loop kind");
-      return false;
-    }
-    C.Queries |= 1u << (It - std::begin(QueryNames));
-  }
-  return true;
-}
-json::Array factNames(uint32_t Facts) {
-  json::Array Names;
-  for (unsigned I = 0; I < std::size(FactNames); ++I)
-    if (Facts & (1u << I))
-      Names.push_back(FactNames[I]);
-  return Names;
-}
-
-bool factBits(const std::vector<std::string> &Names, uint32_t &Facts, json::Path P) {
-  Facts = 0;
-  for (const std::string &F : Names) {
-    const auto *It = llvm::find(FactNames, F);
-    if (It == std::end(FactNames)) {
-      P.report("unknown fact");
-      return false;
-    }
-    Facts |= 1u << (It - std::begin(FactNames));
-  }
-  return true;
+  return nameBits(Queries, QueryNames, C.Queries, P.field("loops"), "unknown loop kind");
 }
 
 json::Value toJSON(const FunctionSummary &S) {
-  json::Object O{{"name", S.Name}, {"facts", factNames(S.Facts)}};
+  json::Object O{{"name", S.Name}, {"facts", bitNames(S.Facts, FactNames)}};
   if (S.LoopedFacts)
-    O["looped_facts"] = factNames(S.LoopedFacts);
+    O["looped_facts"] = bitNames(S.LoopedFacts, FactNames);
   if (S.GraphOutParams)
     O["graph_out_params"] = int64_t(S.GraphOutParams);
   if (!S.Callees.empty())
@@ -127,7 +119,8 @@ bool fromJSON(const json::Value &V, FunctionSummary &S, json::Path P) {
     return false;
   }
   S.GraphOutParams = uint32_t(Out);
-  return factBits(Facts, S.Facts, P.field("facts")) && factBits(Looped, S.LoopedFacts, P.field("looped_facts"));
+  return nameBits(Facts, FactNames, S.Facts, P.field("facts"), "unknown fact") &&
+         nameBits(Looped, FactNames, S.LoopedFacts, P.field("looped_facts"), "unknown fact");
 }
 } // namespace
 
@@ -224,24 +217,29 @@ const FunctionSummary *ProjectIndex::find(llvm::StringRef USR) const {
   return It == Functions.end() ? nullptr : &It->second;
 }
 
+uint32_t ProjectIndex::joinedFacts(llvm::StringRef USR, bool OwnLevel) const {
+  Consulted[USR] = answerHash(USR);
+  uint32_t Facts = 0;
+  llvm::StringSet<> Seen{USR};
+  std::vector<llvm::StringRef> Work{USR};
+  while (!Work.empty()) {
+    const FunctionSummary *S = find(Work.back());
+    Work.pop_back();
+    if (!S)
+      continue;
+    Facts |= S->Facts & ~(OwnLevel ? S->LoopedFacts : 0) & ~FunctionSummary::ReturnsGraph;
+    for (const std::string &C : S->Callees)
+      if (!(OwnLevel && llvm::is_contained(S->LoopedCallees, C)) && Seen.insert(C).second)
+        Work.push_back(C);
+  }
+  return Facts;
+}
+
 std::optional<uint32_t> ProjectIndex::factsOf(llvm::StringRef USR) const {
   const FunctionSummary *Root = find(USR);
-  Consulted[USR] = answerHash(USR);
+  uint32_t Facts = joinedFacts(USR, /*OwnLevel=*/false);
   if (!Root)
     return std::nullopt;
-  uint32_t Facts = Root->Facts & ~FunctionSummary::ReturnsGraph;
-  llvm::StringSet<> Seen{USR};
-  std::vector<const FunctionSummary *> Work{Root};
-  while (!Work.empty()) {
-    const FunctionSummary *S = Work.back();
-    Work.pop_back();
-    for (const std::string &C : S->Callees)
-      if (Seen.insert(C).second)
-        if (const FunctionSummary *Callee = find(C)) {
-          Facts |= Callee->Facts & ~FunctionSummary::ReturnsGraph;
-          Work.push_back(Callee);
-        }
-  }
   return Facts | (Root->Facts & FunctionSummary::ReturnsGraph);
 }
 
@@ -254,23 +252,7 @@ std::optional<uint32_t> ProjectIndex::factsOf(const FunctionDecl *FD) const {
 
 uint32_t ProjectIndex::ownLevelFactsOf(const FunctionDecl *FD) const {
   std::string USR = usrOf(FD);
-  if (USR.empty())
-    return 0;
-  Consulted[USR] = answerHash(USR);
-  uint32_t Facts = 0;
-  llvm::StringSet<> Seen{USR};
-  std::vector<llvm::StringRef> Work{USR};
-  while (!Work.empty()) {
-    const FunctionSummary *S = find(Work.back());
-    Work.pop_back();
-    if (!S)
-      continue;
-    Facts |= S->Facts & ~S->LoopedFacts & ~FunctionSummary::ReturnsGraph;
-    for (const std::string &C : S->Callees)
-      if (!llvm::is_contained(S->LoopedCallees, C) && Seen.insert(C).second)
-        Work.push_back(C);
-  }
-  return Facts;
+  return USR.empty() ? 0 : joinedFacts(USR, /*OwnLevel=*/true);
 }
 
 uint32_t ProjectIndex::graphOutParamsOf(const FunctionDecl *FD) const {

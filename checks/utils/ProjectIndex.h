@@ -1,13 +1,11 @@
 #ifndef TORCHTIDY_CHECKS_UTILS_PROJECTINDEX_H
 #define TORCHTIDY_CHECKS_UTILS_PROJECTINDEX_H
 
-// What the functions of a whole project do, for the calls a translation unit makes into
-// functions whose bodies it does not hold (a forward in model.cpp, a loader in data.cpp, a
-// validation helper in eval.cpp). Each TU contributes a summary of every function it defines,
-// keyed by USR and computed from that TU alone (facts about its callees in other TUs stay
-// references, resolved here): so a TU's summaries depend only on its own text, and can be
-// cached with it. The driver builds the index over a compilation database before the checks
-// run; `torchtidy index` writes it for the clang-tidy plugin (docs/project-index.md).
+// What the functions of a whole project do, for calls into bodies a TU does not hold. Each TU
+// contributes a summary of every function it defines, keyed by USR and computed from that TU
+// alone (callees elsewhere stay references, resolved here), so it can be cached with the TU's
+// text. The driver builds it before the checks run; `torchtidy index` writes it for the plugin
+// (docs/project-index.md).
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Decl.h"
@@ -41,18 +39,16 @@ struct FunctionSummary {
   };
   std::string Name; ///< qualified name, for messages
   uint32_t Facts = 0;
-  /// The Facts its own body runs only inside loops of its own (an epoch function's backward() in
-  /// its batch loop): a loop that calls it does not run them on each of its own iterations.
+  /// The Facts its body runs only inside loops of its own (an epoch function's backward()).
   uint32_t LoopedFacts = 0;
   /// Bit i: the function assigns a graph-attached tensor to its reference parameter i.
   uint32_t GraphOutParams = 0;
   /// The user functions it calls (USRs): factsOf follows them, in this TU or another.
   std::vector<std::string> Callees;
-  /// The user functions it calls on every call of its own, in no loop of its body (USRs, any
-  /// TU): a loop that calls it on every iteration calls them too (ProjectIndex::loopCalling).
+  /// The user functions it calls on every call of its own, in no loop (USRs): a loop calling it
+  /// on every iteration calls them too (ProjectIndex::loopCalling).
   std::vector<std::string> EveryCall;
-  /// The callees (of Callees) it calls only inside loops of its own body: what they run is
-  /// looped here too.
+  /// The Callees it calls only inside loops of its own: what they run is looped here too.
   std::vector<std::string> LoopedCallees;
   /// Definitions merged into this one that disagreed (inline functions seen differently).
   bool Conflicting = false;
@@ -63,9 +59,8 @@ struct FunctionSummary {
   }
 };
 
-/// A call of a function, on every iteration of a loop of the caller's TU, that the TU holding
-/// the loop contributes to the index (the callee's TU cannot see it): the caller-side fact that
-/// lets the callee's TU report a per-iteration cost in its body.
+/// A call of a function on every iteration of a loop, contributed by the loop's TU so that the
+/// callee's TU can report a per-iteration cost in its body.
 struct LoopCall {
   /// Which loops the call runs in on every iteration (AutogradModel::perIterationLoop's Kinds).
   enum Query : uint32_t {
@@ -91,17 +86,16 @@ std::string usrOf(const clang::Decl *D);
 
 class ProjectIndex {
 public:
-  /// Adds the summary of \p USR; a second definition (an inline function in every TU that
-  /// includes its header) is merged: a fact either shows is kept, and a disagreement noted.
+  /// Adds the summary of \p USR; a second definition (an inline function) is merged: a fact
+  /// either shows is kept, and a disagreement noted.
   void add(llvm::StringRef USR, FunctionSummary S);
   /// Records that \p CalleeUSR is called on every iteration of a loop (see LoopCall); the
   /// same record from several TUs is kept once.
   void addLoopCall(llvm::StringRef CalleeUSR, LoopCall C);
-  /// The first loop (by place) of another TU that calls \p USR on every iteration, answers
-  /// \p Query and is at most \p MaxCalls calls above the call; records the lookup. Else the
-  /// nearest such loop of a function that calls \p USR on every one of its calls
-  /// (FunctionSummary::EveryCall), through up to 6 such callers in any TU (not counted against
-  /// \p MaxCalls, which bounds the calls inside the loop's TU); LoopCall::Calls counts them too.
+  /// The first loop (by place) that calls \p USR on every iteration, answers \p Query and is at
+  /// most \p MaxCalls calls above the call; else the nearest such loop calling a function that
+  /// calls \p USR on every call (EveryCall), up to 6 such hops (counted in LoopCall::Calls, not
+  /// against \p MaxCalls). Records the lookup.
   std::optional<LoopCall> loopCalling(llvm::StringRef USR, LoopCall::Query Query, unsigned MaxCalls) const;
   /// Adds every summary and loop call of \p Other.
   void merge(const ProjectIndex &Other);
@@ -109,23 +103,20 @@ public:
   size_t size() const { return Functions.size(); }
   const FunctionSummary *find(llvm::StringRef USR) const;
 
-  /// The facts of \p USR with those of the functions it calls in other TUs, to any depth
-  /// (recursion and call cycles end where a function is seen again). Records the lookup.
-  /// nullopt: the project defines no such function.
+  /// The facts of \p USR joined with its callees', to any depth; nullopt when the project
+  /// defines no such function. Records the lookup.
   std::optional<uint32_t> factsOf(llvm::StringRef USR) const;
   /// The facts of \p FD, which this TU declares without a body (see factsOf).
   std::optional<uint32_t> factsOf(const clang::FunctionDecl *FD) const;
-  /// Of factsOf(\p FD), those a call of \p FD runs outside every loop of its own and of the
-  /// callees it reaches them through: what a loop calling it runs on each of its iterations.
+  /// Of factsOf(\p FD), those it runs outside every loop of its own and of its callees.
   uint32_t ownLevelFactsOf(const clang::FunctionDecl *FD) const;
   /// Bit i set: \p FD assigns a graph-attached tensor to its reference parameter i.
   uint32_t graphOutParamsOf(const clang::FunctionDecl *FD) const;
 
-  /// The functions looked up so far with a hash of what was found (0: nothing): what a
-  /// TU's analysis depends on, to replay it only while these answers stay the same.
+  /// The functions looked up so far with a hash of the answer (0: none): what a TU's analysis
+  /// depends on, to replay it only while these answers stay the same.
   const llvm::StringMap<uint64_t> &consulted() const { return Consulted; }
-  /// A hash of the summary of \p USR as factsOf sees it (with its callees'), 0 when absent; for
-  /// a key loopCalling recorded, a hash of the loop calls of its function.
+  /// A hash of what factsOf (or, for a key loopCalling recorded, loopCalling) answers; 0: none.
   uint64_t answerHash(llvm::StringRef USR) const;
 
   /// The index as JSON text (functions sorted by USR: the same project gives the same bytes).
@@ -135,19 +126,20 @@ public:
   /// Writes the index atomically (a temporary file renamed over \p Path).
   llvm::Error save(llvm::StringRef Path) const;
 
-  /// The index that serves the translation unit of \p Ctx: the one a driver set for the
-  /// process (setForProcess), else the file named by the ProjectIndex option, else the
-  /// nearest `torchtidy-index.json` in the main file's directory or above it; null when none.
-  /// Loaded once per file and content.
+  /// The index for the TU of \p Ctx: the process's (setForProcess), else the file \p OptionPath,
+  /// else the nearest `torchtidy-index.json` at or above the main file; null when none.
   static const ProjectIndex *forContext(clang::ASTContext &Ctx, llvm::StringRef OptionPath = "");
-  /// Makes every later forContext answer \p Index (a driver's worker, which built it from
-  /// the compilation database and must never read a file the user left behind); null: none.
+  /// Makes every later forContext answer \p Index (a driver's worker must never read a file the
+  /// user left behind); null: none.
   static void setForProcess(std::shared_ptr<const ProjectIndex> Index);
   /// Undoes setForProcess: forContext looks for files again (tests).
   static void clearForProcess();
 
 private:
   llvm::StringMap<FunctionSummary> Functions;
+  /// The facts of \p USR and every callee it reaches (with \p OwnLevel, outside loops only),
+  /// without ReturnsGraph; records the lookup.
+  uint32_t joinedFacts(llvm::StringRef USR, bool OwnLevel) const;
   /// loopCalling's answer, not recorded.
   std::optional<LoopCall> firstLoopCall(llvm::StringRef USR, uint32_t Query, unsigned MaxCalls) const;
   /// Callee USR to the loops that call it, sorted.

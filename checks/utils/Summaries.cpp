@@ -24,8 +24,8 @@ bool isTensorOutParam(const ParmVarDecl *P) {
   return T->isLValueReferenceType() && !T->getPointeeType().isConstQualified() &&
          isTensorType(T->getPointeeType());
 }
-} // namespace
 
+/// The summary of \p FD, defined in this TU, by a \p Model that does not read the index itself.
 FunctionSummary summarize(AutogradModel &Model, const FunctionDecl *FD) {
   ASTContext &Ctx = Model.context();
   FunctionSummary S;
@@ -84,7 +84,6 @@ FunctionSummary summarize(AutogradModel &Model, const FunctionDecl *FD) {
   return S;
 }
 
-namespace {
 /// Records the calls \p FD makes, on every iteration of a loop of this TU, of functions whose
 /// bodies are in other TUs: the caller-side facts of the index (LoopCall).
 void addLoopCalls(AutogradModel &Model, const FunctionDecl *FD, ProjectIndex &Index) {

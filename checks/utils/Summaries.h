@@ -9,10 +9,6 @@
 
 namespace torchtidy {
 
-/// The summary of \p FD, a function defined in this TU, computed by \p Model (which must not
-/// read the project index itself: ModelOptions::UseProjectIndex false).
-FunctionSummary summarize(AutogradModel &Model, const clang::FunctionDecl *FD);
-
 /// The summaries of the functions defined in the main file of \p Ctx that other TUs can call
 /// (not in a template nobody instantiates, not a lambda), keyed by USR.
 ProjectIndex summarizeTranslationUnit(clang::ASTContext &Ctx, ModelOptions Options = ModelOptions());

@@ -22,6 +22,14 @@ namespace {
 /// The deepest call depth accepted: every level multiplies the functions a query visits.
 constexpr unsigned MaxCallDepth = 8;
 
+/// "true"/"1" or "false"/"0", in any case; nullopt for anything else.
+std::optional<bool> parseBool(StringRef Value) {
+  return llvm::StringSwitch<std::optional<bool>>(Value.lower())
+      .Cases("true", "1", true)
+      .Cases("false", "0", false)
+      .Default(std::nullopt);
+}
+
 /// Options are looked up for the check first, then globally (`CheckOptions: {CallDepth: 5}`
 /// sets every check's).
 ModelOptions readModelOptions(const ClangTidyCheck::OptionsView &Options,
@@ -37,10 +45,7 @@ ModelOptions readModelOptions(const ClangTidyCheck::OptionsView &Options,
   }
   StringRef Templates = Options.getLocalOrGlobal("UninstantiatedTemplates", "");
   if (!Templates.empty()) {
-    std::optional<bool> B = llvm::StringSwitch<std::optional<bool>>(Templates.trim().lower())
-                                .Cases("true", "1", true)
-                                .Cases("false", "0", false)
-                                .Default(std::nullopt);
+    std::optional<bool> B = parseBool(Templates.trim());
     if (!B)
       Invalid("UninstantiatedTemplates", Templates, "true or false");
     else
@@ -109,19 +114,9 @@ void TorchCheck::storeOptions(clang::tidy::ClangTidyOptions::OptionMap &Opts) {
   storeBoolOption(Options, Opts, "UninstantiatedTemplates", ModelOpts.UninstantiatedTemplates);
 }
 
-// clang-tidy matches every declaration of the unit, and <torch/torch.h> brings hundreds of
-// thousands: walking them costs more than the checks. torchtidy's driver hands the matcher
-// the user declarations only (ASTContext::setTraversalScope); under clang-tidy the first
-// match of the unit, on the TranslationUnitDecl before its children are walked, does the same.
-// Nothing in a system header is reported (without --system-headers), and what the checks
-// reach from user code (callees, types, parents of user nodes) is not limited by the scope.
-// The scope is the run's, though: next to clang-tidy's own checks (some of which read the
-// declarations of system headers to judge user code, bugprone-forward-declaration-namespace)
-// the traversal stays whole, so that they report what they report without torch-*.
 void TorchCheck::registerPPCallbacks(const SourceManager &SM, Preprocessor *, Preprocessor *) {
-  // clang-tidy writes --export-fixes after the analysis, over whatever file it names: named
-  // after the file being analyzed it would replace the source with YAML. Refused here, at the
-  // start of the file, before anything is written (the driver refuses it before any analysis).
+  // clang-tidy writes --export-fixes after the analysis, over whatever file it names: naming the
+  // file being analyzed would replace the source with YAML. Refused before anything is written.
   // clang-tidy's option and the driver's are both a cl::opt<std::string> named "export-fixes".
   const auto &Registered = llvm::cl::getRegisteredOptions();
   auto It = Registered.find("export-fixes");
@@ -136,6 +131,11 @@ void TorchCheck::registerPPCallbacks(const SourceManager &SM, Preprocessor *, Pr
   std::_Exit(2);
 }
 
+// <torch/torch.h> brings hundreds of thousands of declarations: walking them costs more than the
+// checks. The driver sets the traversal scope to user declarations; under clang-tidy the first
+// match, on the TranslationUnitDecl before its children are walked, does the same. What checks
+// reach from user code is not limited by it. Next to clang-tidy's own checks (some read system
+// headers to judge user code) the traversal stays whole, so they report what they would alone.
 void TorchCheck::registerMatchers(MatchFinder *Finder) {
   if (!SystemHeaders && !OtherChecks)
     Finder->addMatcher(translationUnitDecl().bind("torchtidy-unit"), this);
@@ -174,11 +174,7 @@ void TorchCheck::run(const MatchFinder::MatchResult &Result) {
 }
 
 bool getBoolOption(const ClangTidyCheck::OptionsView &Options, StringRef Name, bool Default) {
-  StringRef Value = Options.get(Name, Default ? "true" : "false");
-  return llvm::StringSwitch<bool>(Value.lower())
-      .Cases("true", "1", true)
-      .Cases("false", "0", false)
-      .Default(Default);
+  return parseBool(Options.get(Name, Default ? "true" : "false")).value_or(Default);
 }
 
 void storeBoolOption(const ClangTidyCheck::OptionsView &Options, clang::tidy::ClangTidyOptions::OptionMap &Opts,

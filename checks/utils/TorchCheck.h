@@ -16,24 +16,21 @@ public:
   bool isLanguageVersionSupported(const clang::LangOptions &LangOpts) const override {
     return LangOpts.CPlusPlus;
   }
-  /// Stores the model's settings every check uses (CallDepth, UninstantiatedTemplates); a
-  /// check with options of its own (or one that reads TrainingCallNames) stores them after
-  /// calling this.
+  /// Stores CallDepth and UninstantiatedTemplates; a check with options of its own (such as
+  /// TrainingCallNames) stores them after calling this.
   void storeOptions(clang::tidy::ClangTidyOptions::OptionMap &Opts) override;
-  /// Limits the match traversal to the declarations of user code (see TorchCheck.cpp); every
-  /// check's registerMatchers calls this first.
+  /// Limits the traversal to user code; every check's registerMatchers calls this first.
   void registerMatchers(clang::ast_matchers::MatchFinder *Finder) override;
-  /// Refuses an --export-fixes file that is the file being analyzed (clang-tidy would write
-  /// the fixes over the source); a check that has PP callbacks of its own calls this first.
+  /// Refuses an --export-fixes file that is the file being analyzed; a check with PP callbacks
+  /// of its own calls this first.
   void registerPPCallbacks(const clang::SourceManager &SM, clang::Preprocessor *PP,
                            clang::Preprocessor *ModuleExpanderPP) override;
 
 protected:
-  /// The notes of a per-iteration finding (AutogradModel::perIterationLoop): the call that
-  /// reaches it on every \p Every ("iteration", "training step"), and where the loop starts,
-  /// or, for a loop of another translation unit, the function that loop calls and where it is.
+  /// The notes of a perIterationLoop finding: the call reaching it on every \p Every
+  /// ("iteration", "training step"), and the loop (or, in another TU, the function it calls).
   void noteLoop(const PerIteration &Hot, llvm::StringRef Every);
-  /// The model of \p Ctx for this check's settings (shared with every check that has them).
+  /// The model of \p Ctx for this check's settings.
   AutogradModel &model(clang::ASTContext &Ctx) const { return AutogradModel::get(Ctx, ModelOpts); }
 
   const ModelOptions ModelOpts;
@@ -41,8 +38,7 @@ protected:
 private:
   /// clang-tidy's --system-headers: findings in system headers are wanted, so they are matched.
   const bool SystemHeaders;
-  /// The run may enable checks other than torch-* and compiler diagnostics: their traversal
-  /// must not be narrowed to user code.
+  /// The run may enable checks other than torch-*, whose traversal must stay whole.
   const bool OtherChecks;
   /// With UninstantiatedTemplates off, drops matches in templates nobody instantiates.
   void run(const clang::ast_matchers::MatchFinder::MatchResult &Result) override;

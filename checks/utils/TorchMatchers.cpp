@@ -1,7 +1,5 @@
 #include "utils/TorchMatchers.h"
 
-#include "utils/AutogradModel.h"
-
 #include "clang/AST/ASTLambda.h"
 #include "clang/AST/ParentMapContext.h"
 #include "clang/AST/RecursiveASTVisitor.h"
@@ -50,6 +48,11 @@ QualType pointeeOrSelf(QualType T) {
   return T;
 }
 
+/// at::Tensor or at::TensorBase, which declares some of its methods.
+bool isTensorClass(const CXXRecordDecl *RD) {
+  return hasQualifiedName(RD, names::Tensor) || hasQualifiedName(RD, names::TensorBase);
+}
+
 bool isModuleRecord(const CXXRecordDecl *RD) {
   return isSameOrDerivedFrom(RD, names::Module) || isSameOrDerivedFrom(RD, names::ModuleHolder) ||
          isSameOrDerivedFrom(RD, names::AnyModule) || isSameOrDerivedFrom(RD, names::JitModule);
@@ -59,9 +62,7 @@ AST_MATCHER(CXXRecordDecl, isModuleRecordMatcher) { return isModuleRecord(&Node)
 AST_MATCHER(CXXRecordDecl, isOptimizerRecordMatcher) {
   return isSameOrDerivedFrom(&Node, names::Optimizer);
 }
-AST_MATCHER(CXXRecordDecl, isTensorRecordMatcher) {
-  return hasQualifiedName(&Node, names::Tensor) || hasQualifiedName(&Node, names::TensorBase);
-}
+AST_MATCHER(CXXRecordDecl, isTensorRecordMatcher) { return isTensorClass(&Node); }
 
 /// The module a call left unresolved by its dependent arguments runs on: the base of
 /// `m->forward(x)` or the module of `m(x)`, when its own type is a module (not dependent).
@@ -156,12 +157,7 @@ bool isOptimizerType(QualType T) {
 
 bool isTensorMethod(const FunctionDecl *FD, ArrayRef<StringRef> Names) {
   const auto *MD = dyn_cast_or_null<CXXMethodDecl>(FD);
-  if (!MD || !MD->getIdentifier())
-    return false;
-  if (!hasQualifiedName(MD->getParent(), names::Tensor) &&
-      !hasQualifiedName(MD->getParent(), names::TensorBase))
-    return false;
-  return llvm::is_contained(Names, MD->getName());
+  return MD && MD->getIdentifier() && isTensorClass(MD->getParent()) && llvm::is_contained(Names, MD->getName());
 }
 
 bool isLossName(StringRef Name) {
@@ -304,15 +300,13 @@ const CallExpr *hostFactoryCall(const Expr *E, ASTContext &Ctx) {
 
 namespace matchers {
 
-clang::ast_matchers::internal::Matcher<CXXRecordDecl> moduleClass() { return isModuleRecordMatcher(); }
-
 clang::ast_matchers::internal::BindableMatcher<Stmt> tensorMethodCall(std::vector<StringRef> Names) {
   return cxxMemberCallExpr(
       callee(cxxMethodDecl(hasAnyName(Names), ofClass(isTensorRecordMatcher()))));
 }
 
 clang::ast_matchers::internal::BindableMatcher<Stmt> moduleMethodCall(std::vector<StringRef> Names) {
-  return cxxMemberCallExpr(callee(cxxMethodDecl(hasAnyName(Names), ofClass(moduleClass()))));
+  return cxxMemberCallExpr(callee(cxxMethodDecl(hasAnyName(Names), ofClass(isModuleRecordMatcher()))));
 }
 
 clang::ast_matchers::internal::BindableMatcher<Stmt> optimizerMethodCall(std::vector<StringRef> Names) {
@@ -320,12 +314,11 @@ clang::ast_matchers::internal::BindableMatcher<Stmt> optimizerMethodCall(std::ve
       callee(cxxMethodDecl(hasAnyName(Names), ofClass(isOptimizerRecordMatcher()))));
 }
 
-
 clang::ast_matchers::internal::BindableMatcher<Stmt> moduleForwardCall() {
   return stmt(anyOf(
-      cxxMemberCallExpr(callee(cxxMethodDecl(hasName("forward"), ofClass(moduleClass())))),
+      cxxMemberCallExpr(callee(cxxMethodDecl(hasName("forward"), ofClass(isModuleRecordMatcher())))),
       cxxOperatorCallExpr(hasOverloadedOperatorName("()"),
-                          callee(cxxMethodDecl(ofClass(moduleClass())))),
+                          callee(cxxMethodDecl(ofClass(isModuleRecordMatcher())))),
       callExpr(dependentModuleForward())));
 }
 
@@ -487,10 +480,11 @@ bool isUninstantiatedPattern(const FunctionDecl *Fn) {
   return Fn->getDescribedFunctionTemplate() != nullptr;
 }
 
-const CXXRecordDecl *forwardedModule(const Stmt *Forward) {
+bool isParameterFreeForward(const Stmt *Forward) {
   const auto *Call = dyn_cast<CallExpr>(Forward);
   if (!Call)
-    return nullptr;
+    return false;
+  // The callee's class, or T for `holder(x)` on a ModuleHolder<T>.
   const CXXRecordDecl *RD = nullptr;
   if (const auto *MD = dyn_cast_or_null<CXXMethodDecl>(Call->getDirectCallee()))
     RD = MD->getParent();
@@ -498,11 +492,7 @@ const CXXRecordDecl *forwardedModule(const Stmt *Forward) {
     RD = Obj->getType()->isPointerType() ? Obj->getType()->getPointeeType()->getAsCXXRecordDecl()
                                          : recordOf(Obj->getType());
   if (const CXXRecordDecl *Held = heldModule(RD))
-    return Held;
-  return RD;
-}
-
-bool isParameterFreeModule(const CXXRecordDecl *RD) {
+    RD = Held;
   static const llvm::Regex Names(
       "^(.*Loss|ReLU6?|LeakyReLU|R?ReLU|P?ReLU|C?ELU|SELU|GELU|GLU|SiLU|Mish|Sigmoid|Tanh|"
       "Softmax2?d?|Softmin|LogSoftmax|LogSigmoid|Softplus|Softshrink|Softsign|Hardshrink|"

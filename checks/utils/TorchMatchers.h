@@ -1,10 +1,8 @@
 #ifndef TORCHTIDY_CHECKS_UTILS_TORCHMATCHERS_H
 #define TORCHTIDY_CHECKS_UTILS_TORCHMATCHERS_H
 
-// The LibTorch vocabulary shared by all checks: type predicates, call matchers, loops,
-// training loops, no-grad scopes. Everything compares canonical types against
-// utils/TorchNames.h, so aliases (torch::Tensor, torch::NoGradGuard, TORCH_MODULE types)
-// resolve to what they really are.
+// The LibTorch vocabulary shared by all checks: type predicates, call matchers, scopes. Types
+// are compared canonically against utils/TorchNames.h, so aliases resolve to what they are.
 
 #include "utils/TorchNames.h"
 
@@ -25,7 +23,7 @@
 
 namespace torchtidy {
 
-// ---- Type predicates (C++; usable from procedural analyses) ----------------------------
+// ---- Type predicates ---------------------------------------------------------------------
 
 /// The class a type names, looking through aliases, cv-qualifiers and references.
 const clang::CXXRecordDecl *recordOf(clang::QualType T);
@@ -44,37 +42,31 @@ bool isTensorMethod(const clang::FunctionDecl *FD, llvm::ArrayRef<llvm::StringRe
 bool isLossName(llvm::StringRef Name);
 /// Declared in a system header (LibTorch, the standard library): never user code.
 bool isInSystemHeader(const clang::Decl *D);
-/// A location of \p S found in constant time: a call's closing parenthesis, an operator, a
-/// member name. getBeginLoc() of `x.f().g()...` walks down the whole chain (and of `a + b + ...`
-/// down the whole left operand), so a matcher asking it of every node is quadratic in the depth.
+/// A location of \p S found in constant time (a call's `)`, an operator, a member name), unlike
+/// getBeginLoc(), which walks down a whole `x.f().g()...` chain: quadratic over every node.
 clang::SourceLocation ownLocation(const clang::Stmt *S);
 /// 1 if \p VD disables autograd (NoGradGuard, InferenceMode(true), AutoGradMode(false)),
 /// -1 if it re-enables it (AutoGradMode(true), InferenceMode(false)), 0 otherwise.
 int gradModeEffect(const clang::VarDecl *VD);
 
-/// The tensor \p E is a view of (sharing its storage and autograd identity): the object of
-/// `t.view(...)` and the other names::ViewOps, of a basic `t.index({0, Slice()})` (no tensor
-/// among the indices: masks and index tensors gather into a new tensor), `t` of `t[i]`; null
-/// when \p E is no view.
+/// The tensor \p E is a view of (sharing storage and autograd identity): `t` of `t[i]`, of
+/// names::ViewOps, of `t.index(...)` with no tensor among the indices (those gather); else null.
 const clang::Expr *viewedTensor(const clang::Expr *E);
 
 /// Where a device value points.
 enum class DeviceKind { Host, Accelerator, Unknown };
-/// The device a torch::Device or DeviceType expression names: `torch::kCPU`,
-/// `torch::Device(torch::kCPU)` and `torch::Device("cpu")` the host; `torch::kCUDA`,
-/// `Device(kCUDA, 0)`, `"cuda:1"` an accelerator; a variable, parameter or call: unknown.
+/// The device a torch::Device or DeviceType expression names (`kCPU`, `Device("cuda:1")`);
+/// unknown for a variable, parameter or call.
 DeviceKind deviceKind(const clang::Expr *E, clang::ASTContext &Ctx);
-/// Where a tensor's (or module's) method call moves it: `.cuda()` to an accelerator, `.cpu()` to the
-/// host, `.to(d)` / `.to(TensorOptions().device(d))` to deviceKind(d). None when it moves
-/// nothing (a dtype-only `.to(torch::kFloat)`, `.to(other_tensor)`, another method).
+/// Where a tensor's or module's `.cuda()`, `.cpu()`, `.to(d)` or `.to(options.device(d))` moves
+/// it; none when it moves nothing (`.to(torch::kFloat)`, `.to(other_tensor)`, another method).
 std::optional<DeviceKind> deviceMoveOf(const clang::CXXMemberCallExpr *Call, clang::ASTContext &Ctx);
 
 /// Whether \p E names a device (a torch::Device or DeviceType value) or passes TensorOptions held
 /// elsewhere (a variable, a parameter), which may carry one.
 bool mayNameDevice(const clang::Expr *E, clang::ASTContext &Ctx);
-/// \p E as a call of one of LibTorch's host factories (names::HostFactories, names::HostMemoryWrappers)
-/// whose arguments name no device and no options that might (mayNameDevice): the tensor it makes
-/// is on the host (`torch::full({}, 0.1)`, `torch::from_blob(p, {n})`). Null otherwise.
+/// \p E as a call of names::HostFactories or HostMemoryWrappers whose arguments do not
+/// mayNameDevice: its tensor is on the host (`torch::full({}, 0.1)`). Null otherwise.
 const clang::CallExpr *hostFactoryCall(const clang::Expr *E, clang::ASTContext &Ctx);
 
 // ---- AST matchers ------------------------------------------------------------------------
@@ -92,16 +84,13 @@ AST_MATCHER(clang::QualType, moduleType) { return isModuleType(Node); }
 AST_MATCHER(clang::QualType, optimizerType) { return isOptimizerType(Node); }
 /// A local variable whose construction disables autograd for its scope.
 AST_MATCHER(clang::VarDecl, isNoGradGuardVar) { return gradModeEffect(&Node) > 0; }
-/// clang's isExpansionInSystemHeader judged at ownLocation(), not at the first token: linear on
-/// a 20,000-deep method chain where clang's is quadratic. Use this one for statements.
+/// clang's isExpansionInSystemHeader at ownLocation(): linear where clang's is quadratic.
 AST_MATCHER(clang::Stmt, isExpansionInSystemHeader) {
   clang::SourceLocation Loc = ownLocation(&Node);
   const clang::SourceManager &SM = Finder->getASTContext().getSourceManager();
   return Loc.isValid() && SM.isInSystemHeader(SM.getExpansionLoc(Loc));
 }
 
-/// A torch::nn::Module (or TorchScript module) class or subclass.
-clang::ast_matchers::internal::Matcher<clang::CXXRecordDecl> moduleClass();
 /// `t.name(...)` on a tensor, for any of \p Names (methods of at::Tensor / at::TensorBase).
 clang::ast_matchers::internal::BindableMatcher<clang::Stmt> tensorMethodCall(std::vector<llvm::StringRef> Names);
 /// `m->name()` / `m.name()` on a module (nn or TorchScript), for any of \p Names.
@@ -117,10 +106,9 @@ clang::ast_matchers::internal::BindableMatcher<clang::Stmt> backwardCall();
 clang::ast_matchers::internal::BindableMatcher<clang::Stmt> optimizerStepCall();
 /// `optimizer.zero_grad()` or `module->zero_grad()`.
 clang::ast_matchers::internal::BindableMatcher<clang::Stmt> zeroGradCall();
-/// Anything that clears accumulated gradients: zeroGradCall(), a user wrapper named like
-/// zero_grad (its body may live in another translation unit), `p.grad().zero_()` / `fill_` /
-/// `copy_` (also through `.data()` / `.detach()`), `p.mutable_grad().reset()`,
-/// `p.mutable_grad() = ...`; in a template nobody instantiates, the same calls by name.
+/// Anything that clears gradients: zeroGradCall(), a user function named like zero_grad,
+/// `p.grad().zero_()` / `fill_` / `copy_` (also through `.data()`), `p.mutable_grad().reset()`,
+/// `p.mutable_grad() = ...`; by name in an uninstantiated template.
 clang::ast_matchers::internal::BindableMatcher<clang::Stmt> gradClearing();
 /// Any `for`, range-`for`, `while` or `do` statement.
 clang::ast_matchers::internal::BindableMatcher<clang::Stmt> loopStmt();
@@ -128,8 +116,7 @@ clang::ast_matchers::internal::BindableMatcher<clang::Stmt> loopStmt();
 
 // ---- Scopes and control flow -------------------------------------------------------------
 
-/// The innermost loop whose body contains \p S, or null. Looks through lambdas defined in
-/// the loop; stops at the enclosing function.
+/// The innermost loop of S's function whose body contains \p S (through lambdas), or null.
 const clang::Stmt *enclosingLoop(const clang::Stmt *S, clang::ASTContext &Ctx);
 /// The first parent of \p N (C++ code has one outside of templates), or an empty node.
 clang::DynTypedNode parentOf(const clang::DynTypedNode &N, clang::ASTContext &Ctx);
@@ -142,30 +129,23 @@ bool isWithin(clang::SourceLocation Loc, clang::SourceRange Range, const clang::
 const clang::Stmt *loopBody(const clang::Stmt *Loop);
 /// The function (or lambda call operator) whose body contains \p S.
 const clang::FunctionDecl *enclosingFunction(const clang::Stmt *S, clang::ASTContext &Ctx);
-/// Whether the function whose body contains \p S (or \p S itself, outside functions) holds
-/// code the parser could not understand (a recovery expression, an invalid declaration): a
-/// check reporting an absence (no zero_grad(), no guard, no train()) stays silent there, since
-/// the missing call may be what the compiler lost.
+/// Whether S's function (or \p S, outside functions) holds code the parser could not understand:
+/// a check reporting an absence stays silent there, since the compiler may have lost the call.
 bool holdsUnparsedCode(const clang::Stmt *S, clang::ASTContext &Ctx);
 
 /// Calls \p Fn for each top-level declaration of user code (not from system headers).
 void forEachUserDecl(clang::ASTContext &Ctx, const std::function<void(clang::Decl *)> &Fn);
 
-/// Whether \p Fn is, or is nested in, a template pattern with no instantiation in this
-/// translation unit: the only place its code can be analysed, as written and by name.
+/// Whether \p Fn is, or is nested in, a template pattern with no instantiation in this TU.
 bool isUninstantiatedPattern(const clang::FunctionDecl *Fn);
-/// The module class a forward (see matchers::moduleForwardCall) runs: the callee's class, or
-/// T for `holder(x)` on a ModuleHolder<T>; null when unknown.
-const clang::CXXRecordDecl *forwardedModule(const clang::Stmt *Forward);
-/// One of LibTorch's losses, activations, pooling, dropout and reshaping modules: they own
-/// no parameters and record a graph only when their inputs already carry one.
-bool isParameterFreeModule(const clang::CXXRecordDecl *RD);
-/// The member a call names when it cannot be resolved yet: `x.name(...)` with dependent
-/// arguments or on an object of dependent type. Empty when \p Callee is not such a member.
+/// Whether the forward \p Forward (matchers::moduleForwardCall) runs one of LibTorch's losses,
+/// activations, pooling, dropout or reshaping modules: they own no parameters and record a
+/// graph only when their inputs already carry one.
+bool isParameterFreeForward(const clang::Stmt *Forward);
+/// The member an unresolved call `x.name(...)` names; empty when \p Callee is no such member.
 llvm::StringRef dependentMemberName(const clang::Expr *Callee);
-/// The member a call names when it cannot be resolved yet (`w.mul_(scale)` with `scale` of
-/// dependent type), and the object it is called on; null when resolved, implicit, or (unless
-/// \p AllowArrow) called through `->`, whose object is not the tensor.
+/// The object of an unresolved member call (`w.mul_(scale)`), naming the member in \p Name; null
+/// when resolved, implicit, or (unless \p AllowArrow) called through `->`.
 const clang::Expr *dependentMemberBase(const clang::CallExpr *Call, llvm::StringRef &Name,
                                        bool AllowArrow = false);
 
