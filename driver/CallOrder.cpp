@@ -105,9 +105,6 @@ NamesOfFile scan(StringRef Text) {
 constexpr uint64_t MaxSourceScanBytes = uint64_t(8) << 20;
 /// The most project headers scanned for one TU.
 constexpr size_t MaxHeadersPerTU = 256;
-/// A name defined in more TUs than this (`forward`, `init`) says nothing about which one a
-/// call reaches: it orders nothing.
-constexpr size_t MaxDefinitionsPerName = 4;
 
 /// The directories a quoted include is looked up in after the includer's own: the -iquote and
 /// -I directories of the job's first command.
@@ -214,8 +211,7 @@ CallPlan calleesFirst(const std::vector<Job> &Jobs) {
   std::vector<unsigned> Waiting(Jobs.size(), 0);
   for (size_t I = 0; I < Jobs.size(); ++I) {
     for (const auto &Name : Files.calledBy(Jobs[I]))
-      if (auto It = DefinedIn.find(Name.getKey());
-          It != DefinedIn.end() && It->second.size() <= MaxDefinitionsPerName)
+      if (auto It = DefinedIn.find(Name.getKey()); It != DefinedIn.end())
         for (size_t J : It->second)
           if (J != I && Jobs[J].File != Jobs[I].File)
             Callees[I].insert(J);
