@@ -199,11 +199,8 @@ CallPlan calleesFirst(const std::vector<Job> &Jobs) {
   Scanner Files;
   StringMap<std::vector<size_t>> DefinedIn;
   for (size_t I = 0; I < Jobs.size(); ++I)
-    for (const auto &Name : Files.of(Jobs[I].File, Jobs[I].Overlay).Defined) {
-      std::vector<size_t> &In = DefinedIn[Name.getKey()];
-      if (!llvm::is_contained(In, I))
-        In.push_back(I);
-    }
+    for (const auto &Name : Files.of(Jobs[I].File, Jobs[I].Overlay).Defined)
+      DefinedIn[Name.getKey()].push_back(I);
 
   // Kahn's algorithm over "calls a function defined in", the database's order among the ready.
   std::vector<std::set<size_t>> Callees(Jobs.size());
