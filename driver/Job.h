@@ -27,6 +27,10 @@ struct Job {
   /// The project index (ProjectIndex JSON) the checks answer calls into other TUs from;
   /// empty: an empty index (the first pass over a project, which builds it).
   std::string IndexFile;
+  /// A file the coordinator writes once the TUs this one calls into have finished; it names
+  /// the index file (empty: none) the checks then answer from. The worker parses first and
+  /// waits for it before the checks run. Empty: IndexFile from the start.
+  std::string AwaitFile;
 };
 
 void to_json(nlohmann::json &J, const Job &Jb);

@@ -25,7 +25,11 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <chrono>
+#include <functional>
 #include <map>
+#include <optional>
+#include <thread>
 
 using namespace clang;
 using namespace clang::tidy;
@@ -47,7 +51,8 @@ void to_json(json &J, const Job &Jb) {
            {"commands", Commands},
            {"header_roots", Jb.HeaderRoots},
            {"overlay", Jb.Overlay},
-           {"index", Jb.IndexFile}};
+           {"index", Jb.IndexFile},
+           {"await", Jb.AwaitFile}};
 }
 
 void from_json(const json &J, Job &Jb) {
@@ -56,6 +61,7 @@ void from_json(const json &J, Job &Jb) {
   J.at("header_roots").get_to(Jb.HeaderRoots);
   J.at("overlay").get_to(Jb.Overlay);
   J.at("index").get_to(Jb.IndexFile);
+  J.at("await").get_to(Jb.AwaitFile);
   for (const json &C : J.at("commands"))
     Jb.Commands.emplace_back(C.at("directory").get<std::string>(), C.at("file").get<std::string>(),
                              C.at("arguments").get<std::vector<std::string>>(),
@@ -79,8 +85,10 @@ private:
 /// deserialize them all), which costs several times the parse itself.
 class UserCodeConsumer : public MultiplexConsumer {
 public:
-  UserCodeConsumer(std::unique_ptr<ASTConsumer> Tidy, const SourceManager &SM, ProjectIndex &Summaries)
-      : MultiplexConsumer(makeVector(std::move(Tidy))), SM(SM), Summaries(Summaries) {}
+  UserCodeConsumer(std::unique_ptr<ASTConsumer> Tidy, const SourceManager &SM, ProjectIndex &Summaries,
+                   const std::function<void()> &BeforeChecks)
+      : MultiplexConsumer(makeVector(std::move(Tidy))), SM(SM), Summaries(Summaries),
+        BeforeChecks(BeforeChecks) {}
 
   bool HandleTopLevelDecl(DeclGroupRef Group) override {
     for (Decl *D : Group) {
@@ -93,6 +101,8 @@ public:
 
   void HandleTranslationUnit(ASTContext &Ctx) override {
     Ctx.setTraversalScope(UserDecls);
+    if (BeforeChecks)
+      BeforeChecks();
     MultiplexConsumer::HandleTranslationUnit(Ctx);
     // What this TU's functions do, for the project index (from this TU alone).
     Summaries.merge(summarizeTranslationUnit(Ctx));
@@ -106,6 +116,7 @@ private:
   }
   const SourceManager &SM;
   ProjectIndex &Summaries;
+  const std::function<void()> &BeforeChecks;
   std::vector<Decl *> UserDecls;
 };
 
@@ -119,9 +130,11 @@ public:
   PreambleUse Preamble;
   /// The summaries of the functions the TU defines (of every compile command's parse).
   ProjectIndex Summaries;
+  /// Runs after each parse, before the checks.
+  std::function<void()> BeforeChecks;
 
   std::unique_ptr<FrontendAction> create() override {
-    return std::make_unique<Action>(ConsumerFactory, Summaries);
+    return std::make_unique<Action>(ConsumerFactory, Summaries, BeforeChecks);
   }
 
   bool runInvocation(std::shared_ptr<CompilerInvocation> Invocation, FileManager *Files,
@@ -142,16 +155,18 @@ public:
 private:
   class Action : public ASTFrontendAction {
   public:
-    Action(ClangTidyASTConsumerFactory &Factory, ProjectIndex &Summaries)
-        : Factory(Factory), Summaries(Summaries) {}
+    Action(ClangTidyASTConsumerFactory &Factory, ProjectIndex &Summaries,
+           const std::function<void()> &BeforeChecks)
+        : Factory(Factory), Summaries(Summaries), BeforeChecks(BeforeChecks) {}
     std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance &CI, StringRef File) override {
       return std::make_unique<UserCodeConsumer>(Factory.createASTConsumer(CI, File),
-                                                CI.getSourceManager(), Summaries);
+                                                CI.getSourceManager(), Summaries, BeforeChecks);
     }
 
   private:
     ClangTidyASTConsumerFactory &Factory;
     ProjectIndex &Summaries;
+    const std::function<void()> &BeforeChecks;
   };
 
   ClangTidyASTConsumerFactory ConsumerFactory;
@@ -486,6 +501,30 @@ int runWorker(const Job &J, StringRef OutPath) {
     *Index = std::move(*Loaded);
   }
   ProjectIndex::setForProcess(Index);
+  // Parsed while the TUs it calls into were still being analyzed: the index of those comes
+  // once they have finished, before the checks ask it anything.
+  std::optional<std::string> AwaitError;
+  auto AwaitIndex = [&, Awaited = false]() mutable {
+    if (J.AwaitFile.empty() || Awaited)
+      return;
+    Awaited = true;
+    while (!sys::fs::exists(J.AwaitFile))
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    ErrorOr<std::unique_ptr<MemoryBuffer>> Named = MemoryBuffer::getFile(J.AwaitFile);
+    if (!Named) {
+      AwaitError = J.AwaitFile + ": " + Named.getError().message();
+      return;
+    }
+    StringRef Path = (*Named)->getBuffer();
+    if (Path.empty())
+      return;
+    Expected<ProjectIndex> Loaded = ProjectIndex::load(Path);
+    if (!Loaded) {
+      AwaitError = toString(Loaded.takeError());
+      return;
+    }
+    *Index = std::move(*Loaded);
+  };
 
   // Absolute now: the tool moves the working directory to each command's directory.
   SmallString<256> CacheDir(cacheDirectory());
@@ -546,7 +585,12 @@ int runWorker(const Job &J, StringRef OutPath) {
   Tool.setDiagnosticConsumer(&DiagConsumer);
 
   TidyActionFactory Factory(Context, FS, std::string(CacheDir));
+  Factory.BeforeChecks = AwaitIndex;
   int ToolStatus = Tool.run(&Factory);
+  if (AwaitError) {
+    errs() << "torchtidy: error: " << *AwaitError << "\n";
+    return 3;
+  }
 
   PositionTable Positions(*FS);
   for (const ClangTidyError &E : DiagConsumer.take()) {

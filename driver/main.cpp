@@ -203,36 +203,6 @@ std::vector<WorkerOutcome> runJobs(const std::vector<Job> &Jobs, StringRef Self,
            << sys::path::filename(Jobs[I].Header.empty() ? Jobs[I].File : Jobs[I].Header);
   };
 
-  auto RunOne = [&](size_t I, unsigned Slot) {
-    WorkerOutcome &Out = Outcomes[I];
-    std::string Key = Cache ? Cache->key(Jobs[I]) : "";
-    // --fix edits files: it applies only what an analysis of them saw just now.
-    if (Cache && Replay && !Fix && !FixNotes)
-      if (std::optional<JobResult> Hit = Cache->lookup(Key)) {
-        Out.Result = std::move(*Hit);
-        if (Growing)
-          Growing->add(Out.Result);
-        ReportProgress(I);
-        return;
-      }
-    auto Started = std::chrono::system_clock::now();
-    Job J = Jobs[I];
-    std::string Partial = Growing && J.IndexFile.empty() ? Growing->acquire(TmpDir) : "";
-    if (!Partial.empty())
-      J.IndexFile = Partial;
-    Out = runInWorker(J, Self, OriginalArgs, (TmpDir + "/" + Twine(I)).str(),
-                      [Slot](sys::procid_t Pid) { setWorker(Slot, Pid); });
-    if (!Partial.empty())
-      Growing->release(Partial);
-    // A result made with part of the index records the answers it got, as one made with none
-    // or all of it: it is replayed, and kept, only while the complete index gives them.
-    if (Cache && !Out.Internal)
-      Cache->store(Key, Out.Result, Started);
-    if (Growing && !Out.Internal)
-      Growing->add(Out.Result);
-    ReportProgress(I);
-  };
-
   // The first pass starts the TUs callees first, each once the TUs it calls into have
   // finished (one TU has nothing to order, and a huge one would wait for the scan to start).
   CallPlan Plan;
@@ -244,37 +214,131 @@ std::vector<WorkerOutcome> runJobs(const std::vector<Job> &Jobs, StringRef Self,
   std::mutex PlanMutex;
   std::condition_variable Finished;
   std::vector<char> Started(Jobs.size(), false), Ended(Jobs.size(), false);
+  auto CalleesEnded = [&](size_t I) {
+    return Plan.WaitsFor.empty() || llvm::all_of(Plan.WaitsFor[I], [&](size_t J) { return Ended[J]; });
+  };
+  // A worker started before the TUs its TU calls into have finished parses meanwhile (most of
+  // its time) and waits for its go file (Job::AwaitFile), written once they have, naming the
+  // index of the TUs finished by then. Written beforehand, empty (no index), so that handing
+  // it over is a rename even where no file can be written any more.
+  std::vector<std::string> Awaiting(Jobs.size()), Handed(Jobs.size());
+  auto GoFile = [&](size_t I) { return (TmpDir + "/" + Twine(I) + ".go").str(); };
+  auto HandOverReady = [&] { // PlanMutex held
+    for (size_t I = 0; I < Jobs.size(); ++I) {
+      if (Awaiting[I].empty() || !CalleesEnded(I))
+        continue;
+      std::string Go = GoFile(I), Named = Go + ".named";
+      Handed[I] = Growing->acquire(TmpDir);
+      std::error_code EC;
+      {
+        raw_fd_ostream Out(Named, EC);
+        Out << Handed[I];
+        Out.close();
+        EC = EC ? EC : Out.error();
+      }
+      if (EC || sys::fs::rename(Named, Go)) {
+        sys::fs::remove(Named);
+        sys::fs::rename(Awaiting[I], Go);
+      } else {
+        sys::fs::remove(Awaiting[I]);
+      }
+      Awaiting[I].clear();
+    }
+  };
+
+  auto RunOne = [&](size_t I, unsigned Slot, bool Early) {
+    WorkerOutcome &Out = Outcomes[I];
+    std::string Key = Cache ? Cache->key(Jobs[I]) : "";
+    // --fix edits files: it applies only what an analysis of them saw just now.
+    if (Cache && Replay && !Fix && !FixNotes)
+      if (std::optional<JobResult> Hit = Cache->lookup(Key)) {
+        Out.Result = std::move(*Hit);
+        if (Growing)
+          Growing->add(Out.Result);
+        ReportProgress(I);
+        return;
+      }
+    auto StartTime = std::chrono::system_clock::now();
+    Job J = Jobs[I];
+    std::string Partial;
+    if (Growing && J.IndexFile.empty()) {
+      std::lock_guard<std::mutex> Lock(PlanMutex);
+      std::string Empty = GoFile(I) + ".empty";
+      std::error_code EC;
+      bool Awaits = Early && !CalleesEnded(I);
+      if (Awaits) {
+        raw_fd_ostream Touch(Empty, EC);
+        Awaits = !EC;
+      }
+      if (Awaits) {
+        J.AwaitFile = GoFile(I);
+        Awaiting[I] = Empty;
+      } else {
+        Partial = Growing->acquire(TmpDir);
+        J.IndexFile = Partial;
+      }
+    }
+    Out = runInWorker(J, Self, OriginalArgs, (TmpDir + "/" + Twine(I)).str(),
+                      [Slot](sys::procid_t Pid) { setWorker(Slot, Pid); });
+    if (!Partial.empty())
+      Growing->release(Partial);
+    if (!J.AwaitFile.empty()) {
+      std::lock_guard<std::mutex> Lock(PlanMutex);
+      // Ended before its go file was written: it failed before its checks ran.
+      if (!Awaiting[I].empty())
+        sys::fs::remove(Awaiting[I]);
+      Awaiting[I].clear();
+      if (!Handed[I].empty())
+        Growing->release(Handed[I]);
+      sys::fs::remove(J.AwaitFile);
+    }
+    // A result made with part of the index records the answers it got, as one made with none
+    // or all of it: it is replayed, and kept, only while the complete index gives them.
+    if (Cache && !Out.Internal)
+      Cache->store(Key, Out.Result, StartTime);
+    if (Growing && !Out.Internal)
+      Growing->add(Out.Result);
+    ReportProgress(I);
+  };
+
   size_t FirstNotStarted = 0;
-  // The next job whose callees' TUs have finished, waiting while none is; nullopt when every
-  // job has started. The first job not started never waits on one not started (WaitsFor names
-  // jobs earlier in the order), so a job that blocks it is running.
-  auto Take = [&]() -> std::optional<size_t> {
+  // The next job whose callees' TUs have finished; else the first whose callees' TUs have all
+  // started, to parse while they finish (early); waiting while there is neither. nullopt when
+  // every job has started. The first job not started never waits on one not started (WaitsFor
+  // names jobs earlier in the order), and an early job waits only on started ones, each of
+  // which waits only on jobs earlier still: the earliest running job always goes on.
+  auto Take = [&]() -> std::optional<std::pair<size_t, bool>> {
     std::unique_lock<std::mutex> Lock(PlanMutex);
     for (;;) {
       while (FirstNotStarted < Plan.Order.size() && Started[Plan.Order[FirstNotStarted]])
         ++FirstNotStarted;
       if (FirstNotStarted == Plan.Order.size())
         return std::nullopt;
-      for (size_t K = FirstNotStarted; K < Plan.Order.size(); ++K) {
-        size_t I = Plan.Order[K];
-        if (Started[I])
-          continue;
-        if (Plan.WaitsFor.empty() || llvm::all_of(Plan.WaitsFor[I], [&](size_t J) { return Ended[J]; })) {
+      for (bool Early : {false, true})
+        for (size_t K = FirstNotStarted; K < Plan.Order.size(); ++K) {
+          size_t I = Plan.Order[K];
+          bool Startable = Early ? !Plan.WaitsFor.empty() &&
+                                       llvm::all_of(Plan.WaitsFor[I], [&](size_t J) { return bool(Started[J]); })
+                                 : CalleesEnded(I);
+          if (Started[I] || !Startable)
+            continue;
           Started[I] = true;
-          return I;
+          Finished.notify_all(); // a job waiting on this one may start early now
+          return std::make_pair(I, Early);
         }
-      }
       Finished.wait(Lock);
     }
   };
   std::vector<std::thread> Threads;
   for (unsigned T = 0; T < std::min<size_t>(Parallel, Jobs.size()); ++T)
     Threads.emplace_back([&, T] {
-      while (std::optional<size_t> I = Take()) {
-        RunOne(*I, T);
+      while (std::optional<std::pair<size_t, bool>> I = Take()) {
+        RunOne(I->first, T, I->second);
         {
           std::lock_guard<std::mutex> Lock(PlanMutex);
-          Ended[*I] = true;
+          Ended[I->first] = true;
+          if (Growing)
+            HandOverReady();
         }
         Finished.notify_all();
       }
