@@ -1,7 +1,7 @@
 // The per-TU index every other layer of the model stands on: the model's registry, who calls
 // a function, what a call runs, and whether code shows tensors on an accelerator. The other
 // layers live beside it (ExecutionOrder, GradMode, Provenance, LoopEvents, LoopInvariance,
-// GradientUse) and only call downwards.
+// LoopOutputs, ValueFate) and only call downwards.
 
 #include "utils/AutogradModel.h"
 #include "utils/AutogradModelImpl.h"
