@@ -175,18 +175,11 @@ void EvalWithoutNoGradCheck::check(const MatchFinder::MatchResult &Result) {
 
   // Outputs accumulated into a loss that is backpropagated after the loop (BPTT, gradient
   // accumulation over a sequence) need the graph.
+  // With no visible user, values handed out of the loop (an unrolled sequence, a summed loss)
+  // may be backpropagated by the caller; after eval() they are predictions.
   LoopOutputs F = Model.loopOutputs(Loop);
-  if (F.ReachesGradient)
+  if (F.ReachesGradient || (F.UsersUnseen && !Eval))
     return;
-  if (F.Escapes) {
-    bool AnyUserSeen = false;
-    if (Model.escapeFeedsGradient(Inner, F.EscapesToMember, AnyUserSeen))
-      return;
-    // With no visible user, values handed out of the loop (an unrolled sequence, a summed
-    // loss) may be backpropagated by the caller; after eval() they are predictions.
-    if (!AnyUserSeen && !Eval)
-      return;
-  }
 
   if (holdsUnparsedCode(Loop, Ctx) || holdsUnparsedCode(Fwd->Site, Ctx))
     return;

@@ -1,10 +1,11 @@
 // The per-TU index every other layer of the model stands on: the model's registry, who calls
 // a function, what a call runs, and whether code shows tensors on an accelerator. The other
 // layers live beside it (ExecutionOrder, GradMode, Provenance, LoopEvents, LoopInvariance,
-// GradientUse) and only call downwards.
+// LoopOutputs, ValueFate) and only call downwards.
 
 #include "utils/AutogradModel.h"
 #include "utils/AutogradModelImpl.h"
+#include "utils/ProvenanceWalk.h"
 
 #include "clang/AST/ASTLambda.h"
 #include "clang/AST/ExprCXX.h"
@@ -164,13 +165,11 @@ llvm::ArrayRef<const CallExpr *> AutogradModel::callersOf(const FunctionDecl *FD
 }
 
 llvm::SmallVector<const FunctionDecl *, 2> AutogradModel::calledFunctions(const CallExpr *Call) {
-  if (calledParameter(Call)) {
-    (void)callersOf(Call->getDirectCallee()); // builds the call index, which resolves such calls
-    if (auto It = P->ParameterCallees.find(Call); It != P->ParameterCallees.end() && !It->second.empty())
-      return It->second;
-  }
+  const FunctionDecl *FD = calledFunction(Call); // builds the call index, which resolves parameter calls
+  if (auto It = P->ParameterCallees.find(Call); It != P->ParameterCallees.end() && It->second.size() > 1)
+    return It->second;
   llvm::SmallVector<const FunctionDecl *, 2> Callees;
-  if (const FunctionDecl *FD = calledFunction(Call))
+  if (FD)
     Callees.push_back(FD);
   return Callees;
 }
@@ -216,7 +215,6 @@ CallShape AutogradModel::callShape(const CallExpr *Call) {
   }
   const Expr *Callee = Call->getCallee()->IgnoreParenImpCasts();
   if (const auto *M = dyn_cast<MemberExpr>(Callee)) {
-    Shape.Object = isa<CXXThisExpr>(M->getBase()->IgnoreParenImpCasts()) ? nullptr : M->getBase();
     if (const IdentifierInfo *II = M->getMemberDecl()->getIdentifier())
       Shape.Name = II->getName();
   } else if (isa<CXXDependentScopeMemberExpr, UnresolvedMemberExpr>(Callee)) {
@@ -267,62 +265,45 @@ const ParmVarDecl *parameterFor(const CallExpr *Call, const FunctionDecl *Callee
   return nullptr;
 }
 
-const Stmt *AutogradModel::findReachable(const Stmt *Root, const StmtMatcher &M, unsigned Depth) {
+void AutogradModel::forEachReachable(const Stmt *Root, unsigned Depth,
+                                     llvm::function_ref<bool(const Stmt *, const FunctionDecl *)> Visit) {
   llvm::SmallPtrSet<const FunctionDecl *, 8> Visited;
-  std::function<const Stmt *(const Stmt *, unsigned)> Find = [&](const Stmt *From, unsigned Left) -> const Stmt * {
-    if (!From)
-      return nullptr;
-    auto Found = match(findAll(stmt(M).bind("match")), *From, Ctx);
-    if (!Found.empty())
-      return Found.front().getNodeAs<Stmt>("match");
+  std::function<bool(const Stmt *, const FunctionDecl *, unsigned)> Walk = [&](const Stmt *Body,
+                                                                              const FunctionDecl *Fn, unsigned Left) {
+    if (!Body)
+      return false;
+    if (Visit(Body, Fn))
+      return true;
     if (Left == 0)
-      return nullptr;
-    for (const BoundNodes &B : match(findAll(callExpr().bind("call")), *From, Ctx))
+      return false;
+    for (const BoundNodes &B : match(findAll(callExpr().bind("call")), *Body, Ctx))
       for (const FunctionDecl *Callee : calledFunctions(B.getNodeAs<CallExpr>("call"))) {
         const FunctionDecl *Def = Callee->getDefinition();
-        if (!Def || !Def->hasBody() || isInSystemHeader(Def) || !Visited.insert(Def).second)
-          continue;
-        if (const Stmt *S = Find(Def->getBody(), Left - 1))
-          return S;
+        if (Def && Def->hasBody() && !isInSystemHeader(Def) && Visited.insert(Def).second &&
+            Walk(Def->getBody(), Def, Left - 1))
+          return true;
       }
-    return nullptr;
+    return false;
   };
-  return Find(Root, Depth);
+  Walk(Root, nullptr, Depth);
 }
 
-const ValueDecl *containerRoot(const Expr *E) {
-  static constexpr llvm::StringLiteral ElementAccess[] = {"at", "back", "front", "get", "top"};
-  for (unsigned Steps = 0; E && Steps < 16; ++Steps) {
-    E = E->IgnoreParenImpCasts();
-    if (const auto *DRE = dyn_cast<DeclRefExpr>(E))
-      return isa<VarDecl, BindingDecl>(DRE->getDecl()) ? DRE->getDecl() : nullptr;
-    if (const auto *ME = dyn_cast<MemberExpr>(E)) {
-      if (isa<CXXThisExpr>(ME->getBase()->IgnoreParenImpCasts()))
-        return dyn_cast<FieldDecl>(ME->getMemberDecl());
-      E = ME->getBase();
-      continue;
-    }
-    if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E)) {
-      if (Op->getOperator() != OO_Subscript && Op->getOperator() != OO_Arrow && Op->getOperator() != OO_Star)
-        return nullptr;
-      E = Op->getArg(0);
-      continue;
-    }
-    if (const auto *UO = dyn_cast<UnaryOperator>(E); UO && UO->getOpcode() == UO_Deref) {
-      E = UO->getSubExpr();
-      continue;
-    }
-    if (const auto *MCE = dyn_cast<CXXMemberCallExpr>(E)) {
-      const CXXMethodDecl *MD = MCE->getMethodDecl();
-      if (!MD || !MD->getParent()->isInStdNamespace() || !MD->getIdentifier() ||
-          !llvm::is_contained(ElementAccess, MD->getName()))
-        return nullptr;
-      E = MCE->getImplicitObjectArgument();
-      continue;
-    }
-    return nullptr;
-  }
-  return nullptr;
+const Stmt *AutogradModel::findReachable(const Stmt *Root, const StmtMatcher &M, std::optional<unsigned> Depth) {
+  const Stmt *Found = nullptr;
+  forEachReachable(Root, Depth.value_or(Opts.CallDepth), [&](const Stmt *Body, const FunctionDecl *) {
+    return (Found = selectFirst<Stmt>("match", match(findAll(stmt(M).bind("match")), *Body, Ctx))) != nullptr;
+  });
+  return Found;
+}
+
+const Expr *throughPointer(const Expr *E) {
+  E = E->IgnoreUnlessSpelledInSource();
+  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E);
+      Op && (Op->getOperator() == OO_Arrow || Op->getOperator() == OO_Star) && Op->getNumArgs() == 1)
+    return Op->getArg(0)->IgnoreUnlessSpelledInSource();
+  if (const auto *UO = dyn_cast<UnaryOperator>(E); UO && UO->getOpcode() == UO_Deref)
+    return UO->getSubExpr()->IgnoreUnlessSpelledInSource();
+  return E;
 }
 
 const Expr *asSpelled(const Expr *E) {
@@ -333,14 +314,47 @@ const Expr *asSpelled(const Expr *E) {
   return E;
 }
 
-const ValueDecl *objectRoot(const Expr *E) {
-  E = asSpelled(E);
-  if (const auto *DRE = dyn_cast_or_null<DeclRefExpr>(E))
-    return dyn_cast<VarDecl>(DRE->getDecl());
-  if (const auto *ME = dyn_cast_or_null<MemberExpr>(E))
-    return isa<CXXThisExpr>(asSpelled(ME->getBase())) ? dyn_cast<FieldDecl>(ME->getMemberDecl())
-                                                       : objectRoot(ME->getBase());
+namespace {
+/// The variable or field \p E is part of: through members (objectRoot), and with \p Elements
+/// also through elements, pointers and smart pointers (containerRoot).
+const ValueDecl *rootOf(const Expr *E, bool Elements) {
+  static constexpr llvm::StringLiteral ElementAccess[] = {"at", "back", "front", "get", "top"};
+  for (unsigned Steps = 0; E && Steps < 16; ++Steps) {
+    E = Elements ? E->IgnoreParenImpCasts() : asSpelled(E);
+    if (const auto *DRE = dyn_cast<DeclRefExpr>(E))
+      return isa<VarDecl>(DRE->getDecl()) || (Elements && isa<BindingDecl>(DRE->getDecl())) ? DRE->getDecl()
+                                                                                         : nullptr;
+    if (const auto *ME = dyn_cast<MemberExpr>(E)) {
+      if (isa<CXXThisExpr>(ME->getBase()->IgnoreParenImpCasts()))
+        return dyn_cast<FieldDecl>(ME->getMemberDecl());
+      E = ME->getBase();
+    } else if (!Elements) {
+      return nullptr;
+    } else if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E)) {
+      if (Op->getOperator() != OO_Subscript && Op->getOperator() != OO_Arrow && Op->getOperator() != OO_Star)
+        return nullptr;
+      E = Op->getArg(0);
+    } else if (const auto *UO = dyn_cast<UnaryOperator>(E); UO && UO->getOpcode() == UO_Deref) {
+      E = UO->getSubExpr();
+    } else if (const auto *MCE = dyn_cast<CXXMemberCallExpr>(E)) {
+      const CXXMethodDecl *MD = MCE->getMethodDecl();
+      if (!MD || !MD->getParent()->isInStdNamespace() || !MD->getIdentifier() ||
+          !llvm::is_contained(ElementAccess, MD->getName()))
+        return nullptr;
+      E = MCE->getImplicitObjectArgument();
+    } else {
+      return nullptr;
+    }
+  }
   return nullptr;
+}
+} // namespace
+
+const ValueDecl *objectRoot(const Expr *E) { return rootOf(E, /*Elements=*/false); }
+const ValueDecl *containerRoot(const Expr *E) { return rootOf(E, /*Elements=*/true); }
+
+clang::ast_matchers::internal::Matcher<Expr> refTo(const ValueDecl *D) {
+  return expr(anyOf(declRefExpr(to(equalsNode(D))), memberExpr(member(equalsNode(D)))));
 }
 
 const ValueDecl *namedDecl(const Expr *E) {
@@ -357,28 +371,20 @@ const Stmt *lifetimeScope(const VarDecl *VD, ASTContext &Ctx) {
     const auto *FD = dyn_cast_or_null<FunctionDecl>(Parm->getParentFunctionOrMethod());
     return FD ? FD->getBody() : nullptr;
   }
-  DynTypedNode N = DynTypedNode::create(*VD);
-  for (unsigned Steps = 0; Steps < 64; ++Steps) {
-    auto Parents = Ctx.getParents(N);
-    if (Parents.empty())
-      return nullptr;
-    N = Parents[0];
-    if (const auto *S = N.get<Stmt>(); S && (isa<CompoundStmt>(S) || isa<ForStmt, CXXForRangeStmt, WhileStmt, IfStmt>(S)))
+  DynTypedNode N = parentOf(VD, Ctx);
+  for (unsigned Steps = 0; Steps < 64 && !N.getNodeKind().isNone(); ++Steps, N = parentOf(N, Ctx))
+    if (const auto *S = N.get<Stmt>(); isa_and_nonnull<CompoundStmt, ForStmt, CXXForRangeStmt, WhileStmt, IfStmt>(S))
       return S;
-  }
   return nullptr;
 }
 
 namespace {
 /// Whether \p Fn's own code shows tensors on an accelerator (see mayUseAccelerator).
 bool showsAcceleratorHere(const FunctionDecl *Fn, ASTContext &Ctx) {
-  if (const auto *MD = dyn_cast<CXXMethodDecl>(Fn))
-    for (const FieldDecl *F : MD->getParent()->fields())
-      if (isSameOrDerivedFrom(recordOf(F->getType()), names::Device))
-        return true;
-  for (const ParmVarDecl *P : Fn->parameters())
-    if (isSameOrDerivedFrom(recordOf(P->getType()), names::Device))
-      return true;
+  auto IsDevice = [](const ValueDecl *D) { return isSameOrDerivedFrom(recordOf(D->getType()), names::Device); };
+  const auto *MD = dyn_cast<CXXMethodDecl>(Fn);
+  if ((MD && llvm::any_of(MD->getParent()->fields(), IsDevice)) || llvm::any_of(Fn->parameters(), IsDevice))
+    return true;
   if (!Fn->getBody())
     return false;
   auto DeviceValue = expr(anyOf(hasType(cxxRecordDecl(hasName(names::Device))), hasType(enumDecl(hasName(names::DeviceType)))));
@@ -449,9 +455,9 @@ bool AutogradModel::mayUseAccelerator(const Stmt *S) {
 namespace {
 /// One hostTensorSource question: the locals being followed (a definition that reads its own
 /// variable, `t = t * 2`, adds nothing to what the others say) and the first source found.
-class HostWalk {
+class HostWalk : public ProvenanceWalk {
 public:
-  HostWalk(AutogradModel &M, const HostTensorQuery &Q) : M(M), Ctx(M.context()), Q(Q) {}
+  HostWalk(AutogradModel &M, const HostTensorQuery &Q) : ProvenanceWalk(M), Q(Q) {}
   const Expr *Source = nullptr;
 
   /// Whether every path that gives \p E its value starts on the host (Source: the first such start).
@@ -481,8 +487,6 @@ public:
   }
 
 private:
-  static constexpr unsigned MaxDepth = 8;
-
   bool found(const Expr *E) {
     Source = Source ? Source : E;
     return true;
@@ -512,7 +516,7 @@ private:
     if (!VD || !VD->isLocalVarDecl() || VD->isStaticLocal() || !isTensorType(VD->getType()) ||
         (VD->getType()->isReferenceType() && !bindsTemporary(VD->getInit())) || (Q.Local && !Q.Local(VD)))
       return false;
-    if (!Active.insert(VD).second)
+    if (!enter(VD))
       return true;
     llvm::SmallVector<const Stmt *, 4> Sites;
     llvm::SmallVector<const Expr *, 4> Values;
@@ -527,7 +531,7 @@ private:
       if (!(All = (!Q.Scope || isWithin(Site->getBeginLoc(), Q.Scope->getSourceRange(), Ctx.getSourceManager())) &&
                   onHost(Values[llvm::find(Sites, Site) - Sites.begin()], Depth + 1)))
         break;
-    Active.erase(VD);
+    leave(VD);
     return All;
   }
 
@@ -542,10 +546,7 @@ private:
     return isa_and_nonnull<MaterializeTemporaryExpr>(Init);
   }
 
-  AutogradModel &M;
-  ASTContext &Ctx;
   const HostTensorQuery &Q;
-  llvm::SmallPtrSet<const VarDecl *, 4> Active;
 };
 } // namespace
 

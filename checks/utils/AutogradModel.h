@@ -110,6 +110,10 @@ const clang::Expr *argumentFor(const clang::CallExpr *Call, const clang::ParmVar
 const clang::ParmVarDecl *parameterFor(const clang::CallExpr *Call, const clang::FunctionDecl *Callee,
                                        const clang::Expr *Arg);
 
+/// `p` in `p->`, `*p` (a raw or smart pointer, a ModuleHolder); else \p E, as spelled.
+const clang::Expr *throughPointer(const clang::Expr *E);
+/// An expression naming the variable or field \p D: `d`, `this->d`, `s.d`.
+clang::ast_matchers::internal::Matcher<clang::Expr> refTo(const clang::ValueDecl *D);
 /// The variable or field \p E names directly: `total`, `this->total_`, `stats.loss`.
 const clang::ValueDecl *namedDecl(const clang::Expr *E);
 /// The variable or field that holds the object \p E denotes as a whole: `acc`, `this->acc_`,
@@ -172,9 +176,11 @@ const clang::Stmt *lifetimeScope(const clang::VarDecl *VD, clang::ASTContext &Ct
 
 /// How the values a loop writes outside itself can reach a backward pass.
 struct LoopOutputs {
-  bool ReachesGradient = false; ///< backpropagated later in the function, or by what it calls
-  bool Escapes = false;         ///< returned, written through a reference parameter or a member
-  bool EscapesToMember = false;
+  /// Backpropagated later in the function or by what it calls; or handed out to a caller (for a
+  /// member, another method of the class) that runs a backward pass.
+  bool ReachesGradient = false;
+  bool Escapes = false;     ///< returned, written through a reference parameter or a member
+  bool UsersUnseen = false; ///< handed out where no code that may use them is visible
 };
 
 /// A value computed from a model output or a loss.
@@ -255,10 +261,13 @@ public:
   CallShape callShape(const clang::CallExpr *Call);
   /// The first node matching \p M under \p Root (inclusive), following the user functions and
   /// lambdas it calls \p Depth levels deep (default: depth()).
-  const clang::Stmt *findReachable(const clang::Stmt *Root, const StmtMatcher &M) {
-    return findReachable(Root, M, Opts.CallDepth);
-  }
-  const clang::Stmt *findReachable(const clang::Stmt *Root, const StmtMatcher &M, unsigned Depth);
+  const clang::Stmt *findReachable(const clang::Stmt *Root, const StmtMatcher &M,
+                                   std::optional<unsigned> Depth = std::nullopt);
+  /// Hands \p Visit \p Root (Fn null), then the bodies of the user functions and lambdas it calls
+  /// \p Depth levels deep, each once and in the order findReachable searches them, until it
+  /// answers true.
+  void forEachReachable(const clang::Stmt *Root, unsigned Depth,
+                        llvm::function_ref<bool(const clang::Stmt *Body, const clang::FunctionDecl *Fn)> Visit);
 
   // ---- order (the CFG of the enclosing function, built once per function) -----------------
   /// Whether some path runs \p A and then \p B (same function; false otherwise).
@@ -373,12 +382,11 @@ public:
   /// The variable or field \p E names (`x`, `model->`, `s.field`) when it is declared outside
   /// \p Loop and no iteration writes it (step() writes the optimizer's tensors); else null.
   const clang::ValueDecl *invariantEntity(const clang::Expr *E, const clang::Stmt *Loop);
-  /// What \p Container holds survives an iteration of \p Loop: declared outside it and not
-  /// emptied (`clear()`, reassigned) on every iteration.
-  bool outlivesIteration(const clang::ValueDecl *Container, const clang::Stmt *Loop);
-  /// What \p Write puts into \p Container survives into the next iteration of \p Loop: declared
-  /// outside it, and some path from \p Write around the loop neither clears nor reassigns it.
-  bool outlivesIteration(const clang::ValueDecl *Container, const clang::Stmt *Loop, const clang::Stmt *Write);
+  /// What \p Write (null: any write) puts into \p Container survives into the next iteration of
+  /// \p Loop: declared outside it, and some path from \p Write around the loop (null: the loop
+  /// body's own statements) neither clears nor reassigns it.
+  bool outlivesIteration(const clang::ValueDecl *Container, const clang::Stmt *Loop,
+                         const clang::Stmt *Write = nullptr);
   /// The local \p V, declared in \p Scope (a loop or helper body), is kept beyond it: returned,
   /// inserted into a container, or put into something declared outside \p Scope.
   bool valueEscapes(const clang::VarDecl *V, const clang::Stmt *Scope);
@@ -394,9 +402,6 @@ public:
   /// (flow-sensitively: a later assignment of a new value ends the trail) to gradient
   /// consumers, returns, out-parameters and members.
   LoopOutputs loopOutputs(const clang::Stmt *Loop);
-  /// Whether a caller of \p FD (for \p ToMember, another method of its class) runs a gradient
-  /// consumer; \p AnyUserSeen tells whether any was visible.
-  bool escapeFeedsGradient(const clang::FunctionDecl *FD, bool ToMember, bool &AnyUserSeen);
   /// The outermost function (not a lambda) whose body contains \p S.
   const clang::FunctionDecl *outermostFunction(const clang::Stmt *S);
   /// backward(), optimizer step() or torch::autograd::grad(): what needs a recorded graph (in a

@@ -89,22 +89,17 @@ std::optional<std::pair<const Expr *, const Expr *>> slot(const Expr *Lhs, Autog
 std::optional<ContainerStore> AutogradModel::containerStore(const Expr *E) {
   AutogradModel &M = *this;
   ContainerStore S;
-  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E)) {
-    if (Op->getOperator() != OO_Equal || Op->getNumArgs() != 2)
-      return std::nullopt;
-    auto Slot = slot(Op->getArg(0), M);
+  // `c[k] = v`; a BinaryOperator when the value's type is dependent.
+  const auto *Op = dyn_cast<CXXOperatorCallExpr>(E);
+  const auto *Assign = dyn_cast<BinaryOperator>(E);
+  if (Op || Assign) {
+    auto Slot = (Op ? Op->getOperator() == OO_Equal && Op->getNumArgs() == 2 : Assign->getOpcode() == BO_Assign)
+                    ? slot(Op ? Op->getArg(0) : Assign->getLHS(), M)
+                    : std::nullopt;
     if (!Slot || !tensorContainer(Slot->first))
       return std::nullopt;
     std::tie(S.Container, S.Key) = *Slot;
-    storedParts(Op->getArg(1), S.Values, M);
-    return S;
-  }
-  if (const auto *Assign = dyn_cast<BinaryOperator>(E)) { // the value's type is dependent
-    auto Slot = Assign->getOpcode() == BO_Assign ? slot(Assign->getLHS(), M) : std::nullopt;
-    if (!Slot || !tensorContainer(Slot->first))
-      return std::nullopt;
-    std::tie(S.Container, S.Key) = *Slot;
-    storedParts(Assign->getRHS(), S.Values, M);
+    storedParts(Op ? Op->getArg(1) : Assign->getRHS(), S.Values, M);
     return S;
   }
   const auto *Call = dyn_cast<CallExpr>(E);

@@ -12,7 +12,7 @@
 
 #include "llvm/ADT/SmallVector.h"
 
-#include <functional>
+#include <optional>
 
 using namespace clang;
 using namespace clang::ast_matchers;
@@ -20,43 +20,17 @@ using namespace clang::ast_matchers;
 namespace torchtidy {
 
 namespace {
-/// Whether \p D is declared inside \p Loop.
-bool declaredIn(const ValueDecl *D, const Stmt *Loop, ASTContext &Ctx) {
-  DynTypedNode N = DynTypedNode::create(*D);
-  for (unsigned Steps = 0; Steps < 256 && !N.getNodeKind().isNone(); ++Steps, N = parentOf(N, Ctx)) {
-    if (N.get<Stmt>() == Loop)
-      return true;
-    if (const auto *FD = N.get<FunctionDecl>(); FD && !isLambdaCallOperator(FD))
-      return false;
-  }
-  return false;
+/// Whether \p D is declared inside \p Scope (in a lambda defined there too).
+bool declaredIn(const ValueDecl *D, const Stmt *Scope, ASTContext &Ctx) {
+  return isWithin(D->getLocation(), Scope->getSourceRange(), Ctx.getSourceManager());
 }
 
 /// Whether the local \p VD belongs to the function \p S is in, or to a function enclosing the
-/// lambda \p S is in, rather than to a helper called from there.
+/// lambda \p S is in (its locals and captures are theirs), rather than to a helper called from there.
 bool declaredAround(const VarDecl *VD, const Stmt *S, ASTContext &Ctx) {
-  const DeclContext *Owner = VD->getParentFunctionOrMethod();
-  for (const FunctionDecl *FD = enclosingFunction(S, Ctx); FD;) {
-    if (FD == Owner)
-      return true;
-    // A lambda's locals and captures belong to the function it is defined in.
-    const auto *MD = dyn_cast<CXXMethodDecl>(FD);
-    if (!MD || !MD->getParent()->isLambda())
-      return false;
-    FD = dyn_cast_or_null<FunctionDecl>(MD->getParent()->getParentFunctionOrMethod());
-  }
-  return false;
-}
-
-/// `model->` on a std::shared_ptr or ModuleHolder, and `(*model).`: `model` itself.
-const Expr *throughSmartPointer(const Expr *E) {
-  E = E->IgnoreUnlessSpelledInSource();
-  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E);
-      Op && (Op->getOperator() == OO_Arrow || Op->getOperator() == OO_Star) && Op->getNumArgs() == 1)
-    return Op->getArg(0)->IgnoreUnlessSpelledInSource();
-  if (const auto *UO = dyn_cast<UnaryOperator>(E); UO && UO->getOpcode() == UO_Deref)
-    return UO->getSubExpr()->IgnoreUnlessSpelledInSource();
-  return E;
+  const auto *Owner = dyn_cast_or_null<FunctionDecl>(VD->getParentFunctionOrMethod());
+  return Owner && Owner->getBody() && enclosingFunction(S, Ctx) &&
+         isWithin(S->getBeginLoc(), Owner->getBody()->getSourceRange(), Ctx.getSourceManager());
 }
 
 /// A parameter declared as a forwarding reference (`Args&&... args`): binding an lvalue to
@@ -82,11 +56,11 @@ AST_MATCHER(ParmVarDecl, isForwardingReference) {
          !RRef->getPointeeType().hasQualifiers();
 }
 
-/// Whether \p Target gets a new value in \p Loop: assigned, passed by non-const reference,
+/// Whether \p D gets a new value in \p Loop: assigned, passed by non-const reference,
 /// changed by an in-place tensor op or a container's mutator. Not ExprMutationAnalyzer: it
 /// counts a module's non-const operator-> and a lambda's by-reference capture as writes.
-bool writtenIn(const clang::ast_matchers::internal::Matcher<Expr> &Target, const Stmt *Loop, ASTContext &Ctx) {
-  auto Ref = ignoringImplicit(Target);
+bool writtenIn(const ValueDecl *D, const Stmt *Loop, ASTContext &Ctx) {
+  auto Ref = ignoringImplicit(refTo(D));
   auto NonConstRefParam =
       parmVarDecl(hasType(referenceType(pointee(unless(isConstQualified())))), unless(isForwardingReference()));
   auto Mutator = cxxMethodDecl(anyOf(
@@ -114,66 +88,55 @@ bool ownedByOptimizer(const VarDecl *VD, ASTContext &Ctx) {
 }
 } // namespace
 
-bool AutogradModel::sameEveryIteration(const Expr *E, const Stmt *Loop) {
-  std::function<bool(const Expr *, unsigned)> Same = [&](const Expr *X, unsigned Depth) {
-    if (Depth == 0)
-      return false;
-    for (const BoundNodes &B : match(findAll(expr(anyOf(declRefExpr(to(varDecl())), memberExpr(), callExpr()))
-                                                 .bind("e")),
-                                     *X, Ctx)) {
-      const auto *Node = B.getNodeAs<Expr>("e");
-      if (const auto *Call = dyn_cast<CallExpr>(Node)) {
-        const FunctionDecl *Callee = Call->getDirectCallee();
-        if (!Callee || !isInSystemHeader(Callee))
-          return false;
-        continue;
-      }
-      if (const auto *ME = dyn_cast<MemberExpr>(Node)) {
-        if (isa<FieldDecl>(ME->getMemberDecl()) && !invariantEntity(ME, Loop))
-          return false;
-        continue;
-      }
-      const auto *VD = cast<VarDecl>(cast<DeclRefExpr>(Node)->getDecl());
-      if (VD->getType().isConstQualified() && VD->hasGlobalStorage())
-        continue;
-      // The locals and parameters of a helper the loop calls are computed per call.
-      if (VD->hasLocalStorage() && !declaredAround(VD, Loop, Ctx))
+namespace {
+/// Whether every variable and field \p E reads is an invariantEntity of \p Loop (or a constant
+/// declared outside it); a helper's locals and parameters are computed per call, so they are
+/// not. With \p Locals, E calls no user function, and a local of the iteration counts when
+/// nothing writes it and its initializer qualifies, \p Locals levels deep.
+bool readsInvariants(AutogradModel &M, const Expr *E, const Stmt *Loop, std::optional<unsigned> Locals) {
+  ASTContext &Ctx = M.context();
+  if (Locals && *Locals == 0)
+    return false;
+  for (const BoundNodes &B :
+       match(findAll(expr(anyOf(declRefExpr(to(varDecl())), memberExpr(), callExpr())).bind("e")), *E, Ctx)) {
+    const auto *Node = B.getNodeAs<Expr>("e");
+    if (const auto *Call = dyn_cast<CallExpr>(Node)) {
+      if (Locals && (!Call->getDirectCallee() || !isInSystemHeader(Call->getDirectCallee())))
         return false;
-      if (declaredIn(VD, Loop, Ctx)) {
-        // A local of the iteration: the same when its initializer is and nothing writes it.
-        const auto *Range = dyn_cast<CXXForRangeStmt>(Loop);
-        if ((Range && Range->getLoopVariable() == VD) || !VD->getInit() ||
-            writtenIn(declRefExpr(to(varDecl(equalsNode(VD)))), Loop, Ctx) || !Same(VD->getInit(), Depth - 1))
-          return false;
-        continue;
-      }
-      if (!invariantEntity(cast<DeclRefExpr>(Node), Loop))
-        return false;
-    }
-    return true;
-  };
-  return E && Loop && Same(E, 4);
-}
-
-bool AutogradModel::readsOnlyInvariants(const Expr *E, const Stmt *Loop) {
-  auto Refs = match(findAll(expr(anyOf(declRefExpr(to(varDecl())), memberExpr())).bind("r")), *E, Ctx);
-  for (const BoundNodes &B : Refs) {
-    const auto *R = B.getNodeAs<Expr>("r");
-    if (isa<MemberExpr>(R) && !isa<FieldDecl>(cast<MemberExpr>(R)->getMemberDecl()))
       continue;
-    if (const auto *DRE = dyn_cast<DeclRefExpr>(R)) {
+    }
+    if (const auto *ME = dyn_cast<MemberExpr>(Node); ME && !isa<FieldDecl>(ME->getMemberDecl()))
+      continue;
+    if (const auto *DRE = dyn_cast<DeclRefExpr>(Node)) {
       const auto *VD = cast<VarDecl>(DRE->getDecl());
       if (VD->isUsableInConstantExpressions(Ctx))
         continue;
       if (VD->hasLocalStorage() && !declaredAround(VD, Loop, Ctx))
         return false;
-      if (VD->getType().isConstQualified() && !declaredIn(VD, Loop, Ctx))
+      bool Inside = declaredIn(VD, Loop, Ctx);
+      if (VD->getType().isConstQualified() && !Inside)
         continue;
+      if (Inside && Locals) {
+        const auto *Range = dyn_cast<CXXForRangeStmt>(Loop);
+        if ((Range && Range->getLoopVariable() == VD) || !VD->getInit() || writtenIn(VD, Loop, Ctx) ||
+            !readsInvariants(M, VD->getInit(), Loop, *Locals - 1))
+          return false;
+        continue;
+      }
     }
-    if (!invariantEntity(R, Loop))
+    if (!M.invariantEntity(Node, Loop))
       return false;
   }
   return true;
+}
+} // namespace
+
+bool AutogradModel::sameEveryIteration(const Expr *E, const Stmt *Loop) {
+  return E && Loop && readsInvariants(*this, E, Loop, /*Locals=*/4);
+}
+
+bool AutogradModel::readsOnlyInvariants(const Expr *E, const Stmt *Loop) {
+  return readsInvariants(*this, E, Loop, std::nullopt);
 }
 
 bool AutogradModel::valueEscapes(const VarDecl *V, const Stmt *Scope) {
@@ -209,10 +172,10 @@ bool AutogradModel::valueEscapes(const VarDecl *V, const Stmt *Scope) {
 const ValueDecl *AutogradModel::invariantEntity(const Expr *E, const Stmt *Loop) {
   if (!E || !Loop)
     return nullptr;
-  E = throughSmartPointer(E);
+  E = throughPointer(E);
   if (const auto *DRE = dyn_cast<DeclRefExpr>(E)) {
     const auto *VD = dyn_cast<VarDecl>(DRE->getDecl());
-    if (!VD || declaredIn(VD, Loop, Ctx) || writtenIn(declRefExpr(to(varDecl(equalsNode(VD)))), Loop, Ctx))
+    if (!VD || declaredIn(VD, Loop, Ctx) || writtenIn(VD, Loop, Ctx))
       return nullptr;
     // optimizer.step() writes every tensor the optimizer owns.
     if (isTensorType(VD->getType()) && loop(Loop).has(LoopEventKind::Step) &&
@@ -222,7 +185,7 @@ const ValueDecl *AutogradModel::invariantEntity(const Expr *E, const Stmt *Loop)
   }
   if (const auto *ME = dyn_cast<MemberExpr>(E)) {
     const auto *FD = dyn_cast<FieldDecl>(ME->getMemberDecl());
-    if (!FD || writtenIn(memberExpr(member(equalsNode(FD))), Loop, Ctx))
+    if (!FD || writtenIn(FD, Loop, Ctx))
       return nullptr;
     const Expr *Base = ME->getBase()->IgnoreUnlessSpelledInSource();
     if (isa<CXXThisExpr>(Base) || invariantEntity(Base, Loop))
@@ -235,8 +198,7 @@ namespace {
 /// The statements of \p Body that empty \p Container: `c.clear()`, or an assignment of a value
 /// not computed from itself (`total = total + loss` keeps what it held).
 llvm::SmallVector<const Stmt *, 2> emptyingsIn(const ValueDecl *Container, const Stmt *Body, ASTContext &Ctx) {
-  auto Root = expr(ignoringParenImpCasts(
-      anyOf(declRefExpr(to(valueDecl(equalsNode(Container)))), memberExpr(member(equalsNode(Container))))));
+  auto Root = expr(ignoringParenImpCasts(refTo(Container)));
   auto Emptying = stmt(anyOf(cxxMemberCallExpr(on(Root), callee(cxxMethodDecl(hasName("clear")))),
                              cxxOperatorCallExpr(hasOverloadedOperatorName("="), hasArgument(0, Root),
                                                  unless(hasArgument(1, anyOf(Root, hasDescendant(Root)))))));
@@ -247,28 +209,21 @@ llvm::SmallVector<const Stmt *, 2> emptyingsIn(const ValueDecl *Container, const
 }
 } // namespace
 
-bool AutogradModel::outlivesIteration(const ValueDecl *Container, const Stmt *Loop) {
+bool AutogradModel::outlivesIteration(const ValueDecl *Container, const Stmt *Loop, const Stmt *Write) {
   if (!Container || !Loop)
     return false;
   if (const auto *VD = dyn_cast<VarDecl>(Container); VD && declaredIn(VD, Loop, Ctx))
     return false;
-  // Emptied by a statement of the loop body itself (not under a condition): nothing survives.
-  const auto *Body = dyn_cast_or_null<CompoundStmt>(loopBody(Loop));
-  if (!Body)
-    return true;
-  return llvm::none_of(emptyingsIn(Container, Body, Ctx), [&](const Stmt *S) {
-    return llvm::any_of(Body->body(), [&](const Stmt *Top) {
-      const auto *E = dyn_cast<Expr>(Top);
-      return (E ? E->IgnoreImplicit() : Top) == S;
+  if (!Write) {
+    // Emptied by a statement of the loop body itself (not under a condition): nothing survives.
+    const auto *Body = dyn_cast_or_null<CompoundStmt>(loopBody(Loop));
+    return !Body || llvm::none_of(emptyingsIn(Container, Body, Ctx), [&](const Stmt *S) {
+      return llvm::any_of(Body->body(), [&](const Stmt *Top) {
+        const auto *E = dyn_cast<Expr>(Top);
+        return (E ? E->IgnoreImplicit() : Top) == S;
+      });
     });
-  });
-}
-
-bool AutogradModel::outlivesIteration(const ValueDecl *Container, const Stmt *Loop, const Stmt *Write) {
-  if (!Container || !Loop || !Write)
-    return false;
-  if (const auto *VD = dyn_cast<VarDecl>(Container); VD && declaredIn(VD, Loop, Ctx))
-    return false;
+  }
   // A write in a lambda or helper of the loop body: the statement of the loop's function
   // that runs it.
   const FunctionDecl *FD = enclosingFunction(Loop, Ctx);

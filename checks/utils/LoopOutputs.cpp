@@ -20,14 +20,19 @@ namespace {
 
 using VarSet = llvm::SmallPtrSet<const ValueDecl *, 8>;
 
-/// `f(x)` with dependent arguments: a call of one of the named free functions.
-AST_MATCHER_P(CallExpr, unresolvedCallOf, std::vector<StringRef>, QualifiedNames) {
+/// `f(x)` with dependent arguments (a template nobody instantiates): a call one of whose
+/// candidate functions \p Inner matches.
+AST_MATCHER_P(CallExpr, unresolvedCallOf, clang::ast_matchers::internal::Matcher<FunctionDecl>, Inner) {
   const auto *Lookup = dyn_cast<UnresolvedLookupExpr>(Node.getCallee()->IgnoreParenImpCasts());
   if (!Lookup)
     return false;
-  for (const NamedDecl *D : Lookup->decls())
-    if (llvm::is_contained(QualifiedNames, D->getUnderlyingDecl()->getQualifiedNameAsString()))
+  for (const NamedDecl *D : Lookup->decls()) {
+    clang::ast_matchers::internal::BoundNodesTreeBuilder Result(*Builder);
+    if (const FunctionDecl *FD = D->getUnderlyingDecl()->getAsFunction(); FD && Inner.matches(*FD, Finder, &Result)) {
+      *Builder = std::move(Result);
       return true;
+    }
+  }
   return false;
 }
 
@@ -36,16 +41,11 @@ clang::ast_matchers::internal::Matcher<CXXMemberCallExpr> writingMethod() {
   return callee(cxxMethodDecl(anyOf(unless(isConst()), matchesName("_$"))));
 }
 
-/// The definition of a function of user code with a body, or null.
-const FunctionDecl *userDefinition(const FunctionDecl *FD) {
-  const FunctionDecl *Def = FD ? FD->getDefinition() : nullptr;
-  return Def && Def->hasBody() && !isInSystemHeader(Def) ? Def : nullptr;
-}
-
 /// Adds to \p Written the graph-holding variables declared outside \p Local (and, for a
-/// callee body, not its own locals or parameters) that \p Scope writes; notes member writes.
-void collectWrittenState(const Stmt *Scope, SourceRange Local, const FunctionDecl *Callee,
-                         VarSet &Written, LoopOutputs &Result, ASTContext &Ctx) {
+/// helper's body, not its own locals or parameters) that \p Scope writes; returns whether it
+/// writes a graph-holding member.
+bool collectWrittenState(const Stmt *Scope, SourceRange Local, const FunctionDecl *Callee, VarSet &Written,
+                         ASTContext &Ctx) {
   const SourceManager &SM = Ctx.getSourceManager();
   ExprMutationAnalyzer Mutations(*Scope, Ctx);
   for (const BoundNodes &B : match(findAll(declRefExpr().bind("ref")), *Scope, Ctx)) {
@@ -68,47 +68,13 @@ void collectWrittenState(const Stmt *Scope, SourceRange Local, const FunctionDec
   }
   // A graph-holding member written in the loop outlives the call.
   auto MemberWrite = memberExpr(hasObjectExpression(ignoringParenImpCasts(cxxThisExpr()))).bind("m");
-  for (const BoundNodes &B : match(
-           findAll(stmt(anyOf(
-               binaryOperator(isAssignmentOperator(), hasLHS(ignoringParenImpCasts(MemberWrite))),
-               cxxOperatorCallExpr(isAssignmentOperator(), hasArgument(0, ignoringParenImpCasts(MemberWrite))),
-               cxxMemberCallExpr(on(ignoringParenImpCasts(MemberWrite)), writingMethod())))),
-           *Scope, Ctx))
-    if (canHoldGraph(B.getNodeAs<MemberExpr>("m")->getType()))
-      Result.Escapes = Result.EscapesToMember = true;
-}
-
-/// Graph-holding variables declared outside \p Loop that its body writes, followed through
-/// the function after the loop to gradient consumers, returns, out-parameters and members.
-LoopOutputs analyzeFlow(const Stmt *Loop, AutogradModel &Model) {
-  ASTContext &Ctx = Model.context();
-  LoopOutputs Result;
-  VarSet Written;
-  collectWrittenState(loopBody(Loop), Loop->getSourceRange(), nullptr, Written, Result, Ctx);
-  // Helpers and lambdas the loop calls may stash outputs in captured or member state
-  // (REINFORCE: log-probs saved per step, backpropagated at the episode's end).
-  llvm::SmallPtrSet<const FunctionDecl *, 8> Visited;
-  llvm::SmallVector<std::pair<const Stmt *, unsigned>, 8> Work{{loopBody(Loop), 2}};
-  while (!Work.empty()) {
-    auto [Scope, Depth] = Work.pop_back_val();
-    for (const BoundNodes &B : match(findAll(callExpr().bind("call")), *Scope, Ctx)) {
-      const FunctionDecl *Def = userDefinition(B.getNodeAs<CallExpr>("call")->getDirectCallee());
-      if (!Def || !Visited.insert(Def).second)
-        continue;
-      collectWrittenState(Def->getBody(), Def->getBody()->getSourceRange(), Def, Written, Result, Ctx);
-      if (Depth > 1)
-        Work.push_back({Def->getBody(), Depth - 1});
-    }
-  }
-  FateQuery Later;
-  Later.After = Loop;
-  Later.FieldsEscape = false;
-  for (const ValueDecl *V : Written) {
-    ValueFate Fate = Model.fateOf(V, Later);
-    Result.ReachesGradient |= Fate == ValueFate::Backpropagated;
-    Result.Escapes |= Fate == ValueFate::Escapes;
-  }
-  return Result;
+  auto MemberWrites = match(
+      findAll(stmt(anyOf(binaryOperator(isAssignmentOperator(), hasLHS(ignoringParenImpCasts(MemberWrite))),
+                         cxxOperatorCallExpr(isAssignmentOperator(), hasArgument(0, ignoringParenImpCasts(MemberWrite))),
+                         cxxMemberCallExpr(on(ignoringParenImpCasts(MemberWrite)), writingMethod())))),
+      *Scope, Ctx);
+  return llvm::any_of(MemberWrites,
+                      [](const BoundNodes &B) { return canHoldGraph(B.getNodeAs<MemberExpr>("m")->getType()); });
 }
 
 } // namespace
@@ -147,18 +113,9 @@ bool canHoldGraph(QualType T, unsigned Depth) {
 }
 
 namespace {
-/// A call not resolved yet (dependent arguments, in a template never instantiated) one of
-/// whose candidate user functions reaches \p Inner (see AutogradModel::findReachable).
-AST_MATCHER_P2(CallExpr, unresolvedCalleeReaches, AutogradModel *, M, StmtMatcher, Inner) {
-  const auto *Lookup = dyn_cast<UnresolvedLookupExpr>(Node.getCallee()->IgnoreParenImpCasts());
-  if (!Lookup)
-    return false;
-  for (const NamedDecl *D : Lookup->decls()) {
-    const FunctionDecl *FD = D->getAsFunction();
-    if (FD && FD->hasBody() && !isInSystemHeader(FD) && M->findReachable(FD->getBody(), Inner, /*Depth=*/2))
-      return true;
-  }
-  return false;
+/// A user function whose body reaches \p Inner (see AutogradModel::findReachable).
+AST_MATCHER_P2(FunctionDecl, bodyReaches, AutogradModel *, M, StmtMatcher, Inner) {
+  return Node.hasBody() && !isInSystemHeader(&Node) && M->findReachable(Node.getBody(), Inner, /*Depth=*/2);
 }
 } // namespace
 
@@ -169,8 +126,8 @@ StmtMatcher AutogradModel::gradientConsumer() {
                              callExpr(callee(functionDecl(hasName("::torch::autograd::grad"))))));
   auto ByName = stmt(anyOf(
       Resolved, callExpr(dependentMemberCall({"backward", "step"})),
-      callExpr(unresolvedCallOf({"torch::autograd::grad", "torch::autograd::backward"}))));
-  return stmt(anyOf(ByName, callExpr(unresolvedCalleeReaches(this, ByName))));
+      callExpr(unresolvedCallOf(hasAnyName("::torch::autograd::grad", "::torch::autograd::backward")))));
+  return stmt(anyOf(ByName, callExpr(unresolvedCallOf(bodyReaches(this, ByName)))));
 }
 
 namespace {
@@ -207,28 +164,44 @@ const FunctionDecl *AutogradModel::outermostFunction(const Stmt *S) {
 }
 
 LoopOutputs AutogradModel::loopOutputs(const Stmt *Loop) {
-  return analyzeFlow(Loop, *this);
-}
-
-/// Whether any caller of \p FD (or, for a member write, any method of its class) runs a
-/// backward pass: then the values the loop hands out may feed it.
-bool AutogradModel::escapeFeedsGradient(const FunctionDecl *FD, bool ToMember, bool &AnyUserSeen) {
-  AnyUserSeen = false;
-  if (ToMember)
-    if (const auto *MD = dyn_cast<CXXMethodDecl>(FD))
-      for (const CXXMethodDecl *Other : MD->getParent()->methods())
-        if (const FunctionDecl *Def = Other->getDefinition(); Def && Def->hasBody() && Def != FD) {
-          AnyUserSeen = true;
-          if (findReachable(Def->getBody(), gradientConsumer(), 2))
-            return true;
-        }
-  for (const CallExpr *Call : callersOf(FD)) {
-    AnyUserSeen = true;
-    const FunctionDecl *Caller = outermostFunction(Call);
-    if (Caller && Caller->hasBody() && findReachable(Caller->getBody(), gradientConsumer(), 2))
-      return true;
+  LoopOutputs Result;
+  VarSet Written;
+  bool ToMember = false;
+  // The helpers and lambdas the loop calls may stash outputs in captured or member state
+  // (REINFORCE: log-probs saved per step, backpropagated at the episode's end).
+  forEachReachable(loopBody(Loop), 2, [&](const Stmt *Body, const FunctionDecl *Fn) {
+    ToMember |= collectWrittenState(Body, (Fn ? Body : Loop)->getSourceRange(), Fn, Written, Ctx);
+    return false;
+  });
+  // Followed through the function after the loop to gradient consumers, returns,
+  // out-parameters and members.
+  FateQuery Later;
+  Later.After = Loop;
+  Later.FieldsEscape = false;
+  for (const ValueDecl *V : Written) {
+    ValueFate Fate = fateOf(V, Later);
+    Result.ReachesGradient |= Fate == ValueFate::Backpropagated;
+    Result.Escapes |= Fate == ValueFate::Escapes;
   }
-  return false;
+  Result.Escapes |= ToMember;
+  if (!Result.Escapes || Result.ReachesGradient)
+    return Result;
+  // Handed out of the function: a caller (for a member, another method of its class) that
+  // runs a backward pass may feed them to it.
+  const FunctionDecl *FD = enclosingFunction(Loop, Ctx);
+  Result.UsersUnseen = true;
+  auto Consumes = [&](const FunctionDecl *User) {
+    Result.UsersUnseen = false;
+    return User && User->hasBody() && findReachable(User->getBody(), gradientConsumer(), 2);
+  };
+  const auto *MD = dyn_cast_or_null<CXXMethodDecl>(FD);
+  Result.ReachesGradient =
+      (MD && ToMember && llvm::any_of(MD->getParent()->methods(), [&](const CXXMethodDecl *Other) {
+         const FunctionDecl *Def = Other->getDefinition();
+         return Def && Def->hasBody() && Def != FD && Consumes(Def);
+       })) ||
+      llvm::any_of(callersOf(FD), [&](const CallExpr *Call) { return Consumes(outermostFunction(Call)); });
+  return Result;
 }
 
 } // namespace torchtidy

@@ -74,6 +74,13 @@ private:
 
   /// A use this unit cannot see: an escape, unless only what leaves Q.After's function counts.
   void outOfSight() { Escaped |= !Within; }
+  /// The visible calls of \p FD; where there are none, its callers are out of sight.
+  llvm::ArrayRef<const CallExpr *> callers(const FunctionDecl *FD) {
+    llvm::ArrayRef<const CallExpr *> Calls = M.callersOf(FD);
+    if (Calls.empty())
+      outOfSight();
+    return Calls;
+  }
 
   /// \p Entered: \p D is a parameter the value was passed to at a call being followed; through
   /// a const reference the callee hands nothing back, so its other callers' arguments are not
@@ -97,10 +104,7 @@ private:
         Escaped = true; // written through a parameter of Q.After's function: handed to its caller
       } else {
         // The container came from the caller, who may use it further.
-        auto Callers = M.callersOf(FD);
-        if (Callers.empty())
-          outOfSight();
-        for (const CallExpr *Call : Callers)
+        for (const CallExpr *Call : callers(FD))
           if (const Expr *Arg = argumentFor(Call, P))
             follow(containerRoot(Arg));
       }
@@ -111,7 +115,7 @@ private:
   /// Every expression naming \p D where it can be used: its function's body for locals,
   /// every user declaration for members and globals (after Q.After: its function's body).
   std::vector<const Expr *> refsTo(const ValueDecl *D) {
-    auto Ref = expr(anyOf(declRefExpr(to(equalsNode(D))), memberExpr(member(equalsNode(D))))).bind("ref");
+    auto Ref = expr(refTo(D)).bind("ref");
     std::vector<const Expr *> Refs;
     auto Collect = [&](const SmallVector<BoundNodes, 1> &Found) {
       for (const BoundNodes &B : Found)
@@ -211,14 +215,9 @@ private:
         follow(containerRoot(S->Container));
       return false;
     }
-    if (const auto *OCE = dyn_cast<CXXOperatorCallExpr>(Call)) {
-      OverloadedOperatorKind Op = OCE->getOperator();
-      if ((Op == OO_Equal || Op == OO_PlusEqual || Op == OO_MinusEqual || Op == OO_StarEqual ||
-           Op == OO_SlashEqual) &&
-          OCE->getArg(1) == Arg) {
-        follow(containerRoot(OCE->getArg(0)));
-        return false;
-      }
+    if (const auto *OCE = dyn_cast<CXXOperatorCallExpr>(Call); OCE && OCE->isAssignmentOp() && OCE->getArg(1) == Arg) {
+      follow(containerRoot(OCE->getArg(0)));
+      return false;
     }
     // The object of an operator is no argument; a call of a std::function parameter runs the
     // lambdas passed for it.
@@ -265,10 +264,7 @@ private:
       Found = true;
       return;
     }
-    auto Callers = M.callersOf(FD);
-    if (Callers.empty())
-      outOfSight();
-    for (const CallExpr *Call : Callers)
+    for (const CallExpr *Call : callers(FD))
       if (!Found)
         flowUp(Call);
   }
@@ -286,31 +282,13 @@ private:
 };
 } // namespace
 
-namespace {
-/// The one parent of \p S; none at the top of the tree, and none for a node shared by a template
-/// and its instantiation (several parents: which one holds the value depends on the instance).
-DynTypedNode soleParent(const Stmt *S, ASTContext &Ctx) {
-  DynTypedNodeList Parents = Ctx.getParents(*S);
-  return Parents.size() == 1 ? Parents[0] : DynTypedNode();
-}
-
-/// The variable \p E names, through `*p` and `p->`.
-const VarDecl *pointerVariable(const Expr *E) {
-  E = E->IgnoreParenImpCasts();
-  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E);
-      Op && (Op->getOperator() == OO_Arrow || Op->getOperator() == OO_Star) && Op->getNumArgs() == 1)
-    return pointerVariable(Op->getArg(0));
-  if (const auto *UO = dyn_cast<UnaryOperator>(E); UO && UO->getOpcode() == UO_Deref)
-    return pointerVariable(UO->getSubExpr());
-  const auto *Ref = dyn_cast<DeclRefExpr>(E);
-  return Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
-}
-} // namespace
-
 DynTypedNode valueUser(const Expr *E, ASTContext &Ctx, const Stmt **Carried) {
   const Stmt *Child = E;
-  DynTypedNode P = soleParent(Child, Ctx);
-  for (unsigned Steps = 0; Steps < 16; ++Steps, P = soleParent(Child, Ctx)) {
+  DynTypedNode P;
+  for (unsigned Steps = 0; Steps < 16; ++Steps) {
+    // One parent only: a node shared by a template and its instantiation has several.
+    DynTypedNodeList Parents = Ctx.getParents(*Child);
+    P = Parents.size() == 1 ? Parents[0] : DynTypedNode();
     const auto *PE = P.get<Expr>();
     const auto *Copy = dyn_cast_or_null<CXXConstructExpr>(PE);
     bool Carries = PE && (isa<ImplicitCastExpr, ParenExpr, MaterializeTemporaryExpr, CXXBindTemporaryExpr,
@@ -326,18 +304,19 @@ DynTypedNode valueUser(const Expr *E, ASTContext &Ctx, const Stmt **Carried) {
 }
 
 const VarDecl *receivingVariable(const Expr *E, ASTContext &Ctx) {
+  auto PointerVariable = [](const Expr *P) { return dyn_cast_or_null<VarDecl>(namedDecl(throughPointer(P))); };
   const Stmt *Child = E;
   for (unsigned Wrappers = 0; Wrappers < 6; ++Wrappers) {
     DynTypedNode User = valueUser(cast<Expr>(Child), Ctx, &Child);
     if (const auto *VD = User.get<VarDecl>())
       return VD->hasLocalStorage() ? VD : nullptr;
     if (const auto *Assign = User.get<BinaryOperator>())
-      return Assign->isAssignmentOp() ? pointerVariable(Assign->getLHS()) : nullptr;
+      return Assign->isAssignmentOp() ? PointerVariable(Assign->getLHS()) : nullptr;
     if (const auto *Op = User.get<CXXOperatorCallExpr>())
-      return Op->isAssignmentOp() ? pointerVariable(Op->getArg(0)) : nullptr;
+      return Op->isAssignmentOp() ? PointerVariable(Op->getArg(0)) : nullptr;
     if (const auto *Member = User.get<CXXMemberCallExpr>())
       return Member->getMethodDecl() && Member->getMethodDecl()->getName() == "reset"
-                 ? pointerVariable(Member->getImplicitObjectArgument())
+                 ? PointerVariable(Member->getImplicitObjectArgument())
                  : nullptr;
     // A conversion of unique_ptr<Derived> to unique_ptr<Base>, `new`, `std::move(...)`.
     const auto *Wrapper = User.get<Expr>();
