@@ -270,8 +270,9 @@ public:
                         llvm::function_ref<bool(const clang::Stmt *Body, const clang::FunctionDecl *Fn)> Visit);
 
   // ---- order (the CFG of the enclosing function, built once per function) -----------------
-  /// Whether some path runs \p A and then \p B (same function; false otherwise).
-  bool mayRunBefore(const clang::Stmt *A, const clang::Stmt *B);
+  /// Whether some path runs \p A and then \p B with none of \p Others in between (same
+  /// function); where no CFG holds both, whether A is the last of them before B in source order.
+  bool mayRunBefore(const clang::Stmt *A, const clang::Stmt *B, llvm::ArrayRef<const clang::Stmt *> Others = {});
   /// Whether some path runs \p A and then \p B without running any of \p Avoid in between.
   bool mayRunBeforeAvoiding(const clang::Stmt *A, const clang::Stmt *B,
                             llvm::ArrayRef<const clang::Stmt *> Avoid);
@@ -344,10 +345,8 @@ public:
   llvm::SmallVector<const clang::Stmt *, 4> sitesIn(const clang::Stmt *Root, LoopEventKind K);
   /// The calls of \p Fn made in a loop of their own function, with that loop (Via: the call).
   llvm::SmallVector<LoopSite, 4> callsInLoops(const clang::FunctionDecl *Fn);
-  /// The loop that keeps what \p Write, in a helper, puts into \p Kept from one call to the
-  /// next, and its call of the helper (Via): for a reference parameter or a captured local, a
-  /// loop that what is passed or captured outlives; for a field or a global, the innermost loop
-  /// around a call of the helper or of its callers (up to depth()).
+  /// The loop (and its call of the helper, Via) that keeps what \p Write puts into \p Kept across
+  /// calls: one that the argument or captured local outlives; for a field or global, loopAround.
   LoopSite loopKeeping(const clang::Stmt *Write, const clang::ValueDecl *Kept);
   /// The innermost training loop around \p S, in its function or around a caller.
   const clang::Stmt *trainingLoopOf(const clang::Stmt *S);
@@ -363,11 +362,9 @@ public:
   /// How often \p S runs per iteration of \p Loop (LoopEvent::Every). `if (i % k)` skipping one
   /// iteration in k, and a condition the same on every iteration (`if (verbose)`), count as 1.
   unsigned everyNth(const clang::Stmt *S, const clang::Stmt *Loop);
-  /// The loop that runs \p S on every one of its iterations: the innermost loop (any, or one with
-  /// an ownLevelEvent of \p Kinds) around \p S or around a call of its function (up to depth()
-  /// callers). None when a statement on the way may skip iterations (everyNth is not 1).
-  /// With \p AcrossTUs, where no loop here does, a loop of another TU that calls S's function or
-  /// a caller of it on every iteration (PerIteration::Across; Loop is null).
+  /// The innermost loop (any, or with an ownLevelEvent of \p Kinds) around \p S or a caller that
+  /// runs S on every iteration (everyNth 1 on the way); with \p AcrossTUs, else another TU's
+  /// loop that calls S's function on every iteration (PerIteration::Across; Loop is null).
   std::optional<PerIteration> perIterationLoop(const clang::Stmt *S, llvm::ArrayRef<LoopEventKind> Kinds = {},
                                                bool AcrossTUs = false);
   /// Whether each iteration of \p Loop is a step: it runs backward() or step() at its own level,
@@ -420,10 +417,9 @@ private:
   enum class Verdict { Skip, Take, Stop };
   /// Whether loopAround climbs from a lambda's body to its calls, and not through recursion.
   enum Climb : unsigned { ThroughLambdaCalls = 1, NotThroughRecursion = 2 };
-  /// The one "the loop here, else the caller's" walk: the innermost loop around \p S, or around a
-  /// call of its function (callers up to depth(), as \p How allows), that \p Judge takes, seeing
-  /// the path (S and one call per function). Where none is taken, \p Beyond may answer for the
-  /// function with the depth left and the path.
+  /// The one "the loop here, else the caller's" walk: the innermost loop around \p S or a call
+  /// of its function (callers up to depth(), as \p How allows) that \p Judge takes, seeing the
+  /// path (S and one call per function); else what \p Beyond answers (depth left, path).
   std::optional<PerIteration>
   loopAround(const clang::Stmt *S,
              llvm::function_ref<Verdict(const clang::Stmt *Loop, llvm::ArrayRef<const clang::Stmt *> Path)> Judge,
@@ -433,16 +429,11 @@ private:
                  Beyond = nullptr);
   const clang::Expr *lastAssignedValue(const clang::DeclRefExpr *Ref);
   GradModeFact gradModeIn(const clang::Stmt *S, unsigned Depth);
-  /// `i % k`, alone or `&&` switches the same on every iteration of \p Loop.
-  bool almostEveryIteration(const clang::Expr *Cond, const clang::Stmt *Loop);
   const clang::Stmt *handedOverUnderNoGrad(const clang::FunctionDecl *FD, unsigned Depth);
   llvm::ArrayRef<const clang::DeclRefExpr *> handedOver(const clang::FunctionDecl *FD);
-  const clang::Expr *handedToThread(const clang::FunctionDecl *FD);
+  /// The call that runs \p FD (with \p LE: the lambda \p LE makes) on another thread.
+  const clang::Expr *handedToThread(const clang::FunctionDecl *FD, const clang::LambdaExpr *LE = nullptr);
 
-  /// A loop of another TU that calls \p FD on every iteration (perIterationLoop's \p Kinds), at
-  /// most \p MaxCalls calls above (ProjectIndex::loopCalling).
-  std::optional<PerIteration> loopInOtherTU(const clang::FunctionDecl *FD, llvm::ArrayRef<LoopEventKind> Kinds,
-                                            unsigned MaxCalls);
   struct Impl;
   clang::ASTContext &Ctx;
   const ModelOptions Opts;

@@ -92,9 +92,9 @@ bool sourceOrderReaches(const Stmt *A, const Stmt *B, ArrayRef<const Stmt *> Oth
 }
 } // namespace
 
-bool AutogradModel::mayRunBefore(const Stmt *A, const Stmt *B) {
-  return inOneOrder(A, B, Ctx, P->Orders) ? mayRunBeforeAvoiding(A, B, {})
-                                          : sourceOrderReaches(A, B, {}, Ctx.getSourceManager());
+bool AutogradModel::mayRunBefore(const Stmt *A, const Stmt *B, ArrayRef<const Stmt *> Others) {
+  return inOneOrder(A, B, Ctx, P->Orders) ? mayRunBeforeAvoiding(A, B, Others)
+                                          : sourceOrderReaches(A, B, Others, Ctx.getSourceManager());
 }
 
 bool AutogradModel::mayRunBeforeAvoiding(const Stmt *A, const Stmt *B, ArrayRef<const Stmt *> Avoid) {
@@ -183,8 +183,7 @@ llvm::SmallVector<const Stmt *, 2> AutogradModel::reachingAt(ArrayRef<const Stmt
       if (Other != Site)
         if (const Stmt *O = B == At ? liftInto(Other, AtFn, Ctx) : liftInto(Other, SiteFn, Ctx); O && O != A)
           Others.push_back(O);
-    if (inOneOrder(A, B, Ctx, P->Orders) ? mayRunBeforeAvoiding(A, B, Others)
-                                            : sourceOrderReaches(A, B, Others, Ctx.getSourceManager()))
+    if (mayRunBefore(A, B, Others))
       Reaching.push_back(Site);
   }
   return Reaching;

@@ -65,6 +65,27 @@ bool inBlock(const Stmt *S, ASTContext &Ctx) {
   return Block && !isa_and_nonnull<SwitchStmt>(parentOf(Block, Ctx).get<Stmt>());
 }
 
+/// Whether \p S may be rewritten: written outside any macro, not in a template or in code
+/// instantiated from one.
+bool rewritable(const Stmt *S, ASTContext &Ctx) {
+  if (S->getBeginLoc().isMacroID() || S->getEndLoc().isMacroID())
+    return false;
+  const FunctionDecl *Fn = enclosingFunction(S, Ctx);
+  for (const DeclContext *DC = Fn; DC; DC = DC->getParent()) {
+    if (const auto *FD = dyn_cast<FunctionDecl>(DC);
+        FD && (FD->getTemplateInstantiationPattern() || FD->isDependentContext()))
+      return false;
+    if (isa<ClassTemplateSpecializationDecl>(DC))
+      return false;
+  }
+  return true;
+}
+
+/// The lines of \p S when it is a rewritable statement of a `{}` block; else invalid.
+Lines blockLines(const Stmt *S, ASTContext &Ctx) {
+  return rewritable(S, Ctx) && inBlock(S, Ctx) ? linesOf(S, Ctx) : Lines();
+}
+
 /// One indentation step of the code around \p S: its indentation less its block's.
 std::string indentStep(const Stmt *S, StringRef Indent, ASTContext &Ctx) {
   if (const auto *Block = parentOf(S, Ctx).get<CompoundStmt>()) {
@@ -99,22 +120,7 @@ std::string indented(StringRef Code, StringRef Indent) {
   }
   return Out;
 }
-
 } // namespace
-
-bool rewritable(const Stmt *S, ASTContext &Ctx) {
-  if (S->getBeginLoc().isMacroID() || S->getEndLoc().isMacroID())
-    return false;
-  const FunctionDecl *Fn = enclosingFunction(S, Ctx);
-  for (const DeclContext *DC = Fn; DC; DC = DC->getParent()) {
-    if (const auto *FD = dyn_cast<FunctionDecl>(DC);
-        FD && (FD->getTemplateInstantiationPattern() || FD->isDependentContext()))
-      return false;
-    if (isa<ClassTemplateSpecializationDecl>(DC))
-      return false;
-  }
-  return true;
-}
 
 bool needsParens(const Expr *E) {
   E = E->IgnoreImplicit();
@@ -198,15 +204,15 @@ Fixes appendCall(const Expr *E, StringRef Suffix, ASTContext &Ctx) {
 }
 
 Fixes insertBefore(const Stmt *S, StringRef Code, ASTContext &Ctx) {
-  Lines L = linesOf(S, Ctx);
-  if (!rewritable(S, Ctx) || !inBlock(S, Ctx) || !L.valid())
+  Lines L = blockLines(S, Ctx);
+  if (!L.valid())
     return {};
   return {FixItHint::CreateInsertion(S->getBeginLoc(), indented(Code, L.Indent) + "\n" + L.Indent.str())};
 }
 
 Fixes insertAfter(const Stmt *S, StringRef Code, ASTContext &Ctx) {
-  Lines L = linesOf(S, Ctx);
-  if (!rewritable(S, Ctx) || !inBlock(S, Ctx) || !L.valid())
+  Lines L = blockLines(S, Ctx);
+  if (!L.valid())
     return {};
   return {FixItHint::CreateInsertion(L.LineEnd, "\n" + L.Indent.str() + indented(Code, L.Indent))};
 }
@@ -225,8 +231,8 @@ Fixes insertFirst(const CompoundStmt *Block, StringRef Code, ASTContext &Ctx) {
 }
 
 Fixes remove(const Stmt *S, ASTContext &Ctx) {
-  Lines L = linesOf(S, Ctx);
-  if (!rewritable(S, Ctx) || !inBlock(S, Ctx) || !L.valid())
+  Lines L = blockLines(S, Ctx);
+  if (!L.valid())
     return {};
   // From the newline before its first line to the end of its last line. (Not from the start
   // of its line to the start of the next: clang's edit merging then also eats the space that
@@ -240,9 +246,8 @@ namespace {
 /// Moves \p S to the line before (\p Before) or after \p Target, reindented to its level.
 Fixes move(const Stmt *S, const Stmt *Target, bool Before, ASTContext &Ctx) {
   const SourceManager &SM = Ctx.getSourceManager();
-  Lines From = linesOf(S, Ctx), To = linesOf(Target, Ctx);
-  if (!From.valid() || !To.valid() || !rewritable(Target, Ctx) || !inBlock(Target, Ctx) ||
-      SM.getFileID(From.End) != SM.getFileID(To.End))
+  Lines From = linesOf(S, Ctx), To = blockLines(Target, Ctx);
+  if (!From.valid() || !To.valid() || SM.getFileID(From.End) != SM.getFileID(To.End))
     return {};
   Fixes Removal = remove(S, Ctx);
   StringRef Text = Lexer::getSourceText(CharSourceRange::getCharRange(S->getBeginLoc(), From.End), SM, Ctx.getLangOpts());
@@ -287,8 +292,8 @@ Fixes hoistBefore(const DeclStmt *DS, const Stmt *Loop, ASTContext &Ctx) {
 
 Fixes wrapInBlock(const Stmt *S, StringRef First, ASTContext &Ctx) {
   const SourceManager &SM = Ctx.getSourceManager();
-  Lines L = linesOf(S, Ctx);
-  if (!rewritable(S, Ctx) || !inBlock(S, Ctx) || !L.valid())
+  Lines L = blockLines(S, Ctx);
+  if (!L.valid())
     return {};
   std::string Step = indentStep(S, L.Indent, Ctx);
   StringRef Text = Lexer::getSourceText(CharSourceRange::getCharRange(S->getBeginLoc(), L.End), SM, Ctx.getLangOpts());

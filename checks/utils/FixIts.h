@@ -16,9 +16,6 @@ namespace torchtidy::fixits {
 
 using Fixes = std::vector<clang::FixItHint>;
 
-/// Whether \p S may be rewritten: written outside any macro, not in a template or in code
-/// instantiated from one.
-bool rewritable(const clang::Stmt *S, clang::ASTContext &Ctx);
 /// Whether a postfix member call (`.detach()`) on \p E needs parentheses around it.
 bool needsParens(const clang::Expr *E);
 /// The text of \p E as written, or empty when it is not written in one piece of one file.

@@ -107,26 +107,10 @@ const CallExpr *lastSwitchBefore(const Stmt *Body, const Stmt *S, ASTContext &Ct
 
 /// The variable a lambda is stored in (`auto init = [](torch::nn::Module &m) {...};`).
 const VarDecl *variableHolding(const CXXMethodDecl *CallOperator, ASTContext &Ctx) {
-  if (!CallOperator->getBody())
-    return nullptr;
-  DynTypedNode N = DynTypedNode::create(*CallOperator->getBody());
-  bool SeenLambda = false;
-  for (auto Parents = Ctx.getParents(N); !Parents.empty(); Parents = Ctx.getParents(N)) {
-    N = Parents[0];
-    if (const auto *VD = N.get<VarDecl>())
-      return SeenLambda ? VD : nullptr;
-    if (N.get<LambdaExpr>()) {
-      SeenLambda = true;
-      continue;
-    }
-    const auto *E = N.get<Expr>();
-    // Past the lambda, only the implicit wrappers of an initializer may come before the variable.
-    if (SeenLambda && (!E || (!isa<ImplicitCastExpr>(E) && !isa<FullExpr>(E) &&
-                              !isa<MaterializeTemporaryExpr>(E) && !isa<CXXBindTemporaryExpr>(E) &&
-                              !isa<CXXConstructExpr>(E))))
-      return nullptr;
-  }
-  return nullptr;
+  DynTypedNode N = CallOperator->getBody() ? DynTypedNode::create(*CallOperator->getBody()) : DynTypedNode();
+  while (!N.getNodeKind().isNone() && !N.get<LambdaExpr>())
+    N = parentOf(N, Ctx);
+  return N.get<LambdaExpr>() ? valueUser(N.get<LambdaExpr>(), Ctx).get<VarDecl>() : nullptr;
 }
 
 } // namespace
@@ -160,10 +144,8 @@ GradModeFact AutogradModel::gradModeIn(const Stmt *S, unsigned Depth) {
       continue;
     if (LE) {
       // Another thread starts with autograd on, whatever guards surround its creation.
-      if (const Expr *Launch = threadLaunching(LE, Ctx))
-        return {GradMode::On, Launch};
       FD = LE->getCallOperator();
-      if (const Expr *Launch = handedToThread(FD))
+      if (const Expr *Launch = handedToThread(FD, LE))
         return {GradMode::On, Launch};
     }
     if (!FD)
@@ -232,7 +214,9 @@ llvm::ArrayRef<const DeclRefExpr *> AutogradModel::handedOver(const FunctionDecl
   return P->HandedOver[FD] = std::move(Uses);
 }
 
-const Expr *AutogradModel::handedToThread(const FunctionDecl *FD) {
+const Expr *AutogradModel::handedToThread(const FunctionDecl *FD, const LambdaExpr *LE) {
+  if (const Expr *Launch = LE ? threadLaunching(LE, Ctx) : nullptr)
+    return Launch;
   for (const DeclRefExpr *Use : handedOver(FD))
     if (const Expr *Launch = threadLaunching(Use, Ctx))
       return Launch;
@@ -242,17 +226,13 @@ const Expr *AutogradModel::handedToThread(const FunctionDecl *FD) {
 /// A function handed over rather than called runs where it is handed over: the first such
 /// use inside a no-grad scope (one handed to another thread runs there instead).
 const Stmt *AutogradModel::handedOverUnderNoGrad(const FunctionDecl *FD, unsigned Depth) {
-  auto [It, Inserted] = P->HandedOverUnderNoGrad.try_emplace(FD, nullptr);
-  if (!Inserted)
+  // Null while it is computed: a recursive question answers "none".
+  if (auto [It, Inserted] = P->HandedOverUnderNoGrad.try_emplace(FD, nullptr); !Inserted)
     return It->second;
-  const Stmt *Found = nullptr;
   for (const DeclRefExpr *Use : handedOver(FD))
-    if (!threadLaunching(Use, Ctx) && gradModeIn(Use, Depth).Mode == GradMode::Off) {
-      Found = Use;
-      break;
-    }
-  P->HandedOverUnderNoGrad[FD] = Found;
-  return Found;
+    if (!threadLaunching(Use, Ctx) && gradModeIn(Use, Depth).Mode == GradMode::Off)
+      return P->HandedOverUnderNoGrad[FD] = Use;
+  return nullptr;
 }
 
 const Expr *AutogradModel::threadLaunchOf(const Stmt *S) {
@@ -260,15 +240,11 @@ const Expr *AutogradModel::threadLaunchOf(const Stmt *S) {
     DynTypedNode Child = DynTypedNode::create(*From);
     for (DynTypedNode Parent = parentOf(Child, Ctx); !Parent.getNodeKind().isNone();
          Child = Parent, Parent = parentOf(Parent, Ctx)) {
-      const FunctionDecl *FD = Parent.get<FunctionDecl>();
-      if (const auto *LE = Parent.get<LambdaExpr>()) {
-        if (const Expr *Launch = threadLaunching(LE, Ctx))
-          return Launch;
-        FD = LE->getCallOperator();
-      }
+      const auto *LE = Parent.get<LambdaExpr>();
+      const FunctionDecl *FD = LE ? LE->getCallOperator() : Parent.get<FunctionDecl>();
       if (!FD)
         continue;
-      if (const Expr *Launch = handedToThread(FD))
+      if (const Expr *Launch = handedToThread(FD, LE))
         return Launch;
       // A lambda runs on the thread of the code around it.
       if (isLambdaCallOperator(FD))
@@ -288,12 +264,9 @@ const Expr *AutogradModel::threadLaunchOf(const Stmt *S) {
 GradModeFact AutogradModel::gradModeAt(const Stmt *S) {
   if (!S)
     return {};
-  auto It = P->GradModes.find(S);
-  if (It != P->GradModes.end())
+  if (auto It = P->GradModes.find(S); It != P->GradModes.end())
     return It->second;
-  GradModeFact Fact = gradModeIn(S, Opts.CallDepth);
-  P->GradModes[S] = Fact;
-  return Fact;
+  return P->GradModes[S] = gradModeIn(S, Opts.CallDepth);
 }
 
 } // namespace torchtidy

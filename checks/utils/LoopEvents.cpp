@@ -242,20 +242,16 @@ LoopSite AutogradModel::loopKeeping(const Stmt *Write, const ValueDecl *Kept) {
   const FunctionDecl *Fn = Write ? enclosingFunction(Write, Ctx) : nullptr;
   if (!Fn || !Kept)
     return {};
-  if (const auto *Param = dyn_cast<ParmVarDecl>(Kept)) {
-    // What the caller passes for it must outlive the caller's loop.
+  if (const auto *VD = dyn_cast<VarDecl>(Kept); VD && VD->hasLocalStorage()) {
+    // A parameter: what the caller passes for it must outlive the caller's loop. A local
+    // captured by a lambda: declared outside the loop that calls the lambda.
+    const auto *Param = dyn_cast<ParmVarDecl>(VD);
     for (const LoopSite &Site : callsInLoops(Fn)) {
-      const Expr *Passed = argumentFor(Site.Via, Param);
-      if (const ValueDecl *Arg = Passed ? objectRoot(Passed) : nullptr; Arg && outlivesIteration(Arg, Site.Loop))
+      const Expr *Passed = Param ? argumentFor(Site.Via, Param) : nullptr;
+      if (const ValueDecl *Outer = Param ? (Passed ? objectRoot(Passed) : nullptr) : VD;
+          Outer && outlivesIteration(Outer, Site.Loop))
         return Site;
     }
-    return {};
-  }
-  if (const auto *VD = dyn_cast<VarDecl>(Kept); VD && VD->hasLocalStorage()) {
-    // A local captured by a lambda: declared outside the loop that calls the lambda.
-    for (const LoopSite &Site : callsInLoops(Fn))
-      if (outlivesIteration(VD, Site.Loop))
-        return Site;
     return {};
   }
   return loopAround(Write, [](const Stmt *, ArrayRef<const Stmt *>) { return Verdict::Take; }, ThroughLambdaCalls)
@@ -267,27 +263,7 @@ const Stmt *AutogradModel::trainingLoopOf(const Stmt *S) {
   auto Training = [&](const Stmt *L, ArrayRef<const Stmt *>) {
     return loop(L).Kind == LoopKind::Training ? Verdict::Take : Verdict::Skip;
   };
-  return loopAround(S, Training, 0)
-      .value_or(PerIteration())
-      .Loop;
-}
-
-bool AutogradModel::almostEveryIteration(const Expr *Cond, const Stmt *Loop) {
-  // `i % k` without a comparison is true on k - 1 of every k iterations; a switch that is the
-  // same on every iteration (`cfg.enabled && i % k`) does not change that.
-  llvm::SmallVector<const Expr *, 4> Conjuncts{Cond};
-  bool Modulo = false;
-  while (!Conjuncts.empty()) {
-    const Expr *E = Conjuncts.pop_back_val()->IgnoreParenImpCasts();
-    if (const auto *BO = dyn_cast<BinaryOperator>(E); BO && BO->getOpcode() == BO_LAnd) {
-      Conjuncts.append({BO->getLHS(), BO->getRHS()});
-    } else if (moduloInterval(E, Ctx)) {
-      Modulo = true;
-    } else if (!sameEveryIteration(E, Loop)) {
-      return false;
-    }
-  }
-  return Modulo;
+  return loopAround(S, Training, 0).value_or(PerIteration()).Loop;
 }
 
 bool AutogradModel::atOwnLevel(const LoopEvent &E, const Stmt *Loop) {
@@ -306,8 +282,7 @@ LoopSite AutogradModel::loopRunning(const Stmt *S, ArrayRef<LoopEventKind> Kinds
   auto Running = [&](const Stmt *L, ArrayRef<const Stmt *>) {
     return ownLevelEvent(L, Kinds) ? Verdict::Take : Verdict::Skip;
   };
-  return loopAround(S, Running, ThroughLambdaCalls)
-      .value_or(PerIteration());
+  return loopAround(S, Running, ThroughLambdaCalls).value_or(PerIteration());
 }
 
 bool underConditionWithin(const Stmt *S, const Stmt *Scope, ASTContext &Ctx) {
@@ -321,43 +296,72 @@ bool underConditionWithin(const Stmt *S, const Stmt *Scope, ASTContext &Ctx) {
   return false;
 }
 
-unsigned AutogradModel::everyNth(const Stmt *S, const Stmt *Loop) {
-  const Stmt *Body = loopBody(Loop);
+namespace {
+/// How often \p S runs per iteration of \p Loop (everyNth, with \p M), or, without \p M, on
+/// every call of its function (1) or not (0): then a condition on a parameter or a field may
+/// differ between calls, so every condition, switch, lambda and `if` that may return counts.
+unsigned runsPer(const Stmt *S, const Stmt *Loop, AutogradModel *M, ASTContext &Ctx) {
+  auto Same = [&](const Expr *E) { return M && M->sameEveryIteration(E, Loop); };
+  // `i % k` without a comparison is true on k - 1 of every k iterations; a switch the same on
+  // every iteration (`cfg.enabled && i % k`) does not change that.
+  auto AlmostEvery = [&](const Expr *Cond) {
+    llvm::SmallVector<const Expr *, 4> Conjuncts{Cond};
+    bool Modulo = false;
+    while (!Conjuncts.empty()) {
+      const Expr *E = Conjuncts.pop_back_val()->IgnoreParenImpCasts();
+      if (const auto *BO = dyn_cast<BinaryOperator>(E); BO && BO->getOpcode() == BO_LAnd)
+        Conjuncts.append({BO->getLHS(), BO->getRHS()});
+      else if (moduloInterval(E, Ctx))
+        Modulo = true;
+      else if (!Same(E))
+        return false;
+    }
+    return Modulo;
+  };
+  const Stmt *Body = M ? loopBody(Loop) : nullptr;
   unsigned Every = 1;
   DynTypedNode Child = DynTypedNode::create(*S);
-  for (DynTypedNode Parent = parentOf(Child, Ctx); !Parent.getNodeKind().isNone() && Child.get<Stmt>() != Body;
+  for (DynTypedNode Parent = parentOf(Child, Ctx); !Parent.getNodeKind().isNone() && (!M || Child.get<Stmt>() != Body);
        Child = Parent, Parent = parentOf(Parent, Ctx)) {
     const Stmt *PS = Parent.get<Stmt>();
-    if (!PS)
-      continue; // a lambda's call operator or closure class
+    if (!PS) {
+      if (const auto *FD = Parent.get<FunctionDecl>(); FD && !M)
+        return !isLambdaCallOperator(FD);
+      continue; // a lambda's call operator or closure class, a local's declaration
+    }
     const Stmt *C = Child.get<Stmt>();
     if (const auto *If = dyn_cast<IfStmt>(PS)) {
-      if (C == If->getCond() || C == If->getInit() || (If->getConditionVariableDeclStmt() == C))
+      if (C == If->getCond() || C == If->getInit() || C == If->getConditionVariableDeclStmt())
         continue;
       // A switch the same on every iteration (`if (cfg.verbose)`): all of them or none.
-      if ((C == If->getThen() && almostEveryIteration(If->getCond(), Loop)) ||
-          (!If->getInit() && !If->getConditionVariable() && sameEveryIteration(If->getCond(), Loop)))
+      if (M && ((C == If->getThen() && AlmostEvery(If->getCond())) ||
+                (!If->getInit() && !If->getConditionVariable() && Same(If->getCond()))))
         continue;
-      unsigned K = C == If->getThen() ? intervalOf(If->getCond(), Ctx) : 0;
+      unsigned K = M && C == If->getThen() ? intervalOf(If->getCond(), Ctx) : 0;
       if (K == 0)
         return 0;
       Every = std::max(Every, K);
     } else if (const auto *CO = dyn_cast<AbstractConditionalOperator>(PS)) {
-      if (C != CO->getCond() && !sameEveryIteration(CO->getCond(), Loop))
+      if (C != CO->getCond() && !Same(CO->getCond()))
         return 0;
     } else if (const auto *BO = dyn_cast<BinaryOperator>(PS)) {
-      if (BO->isLogicalOp() && C == BO->getRHS() && !sameEveryIteration(BO->getLHS(), Loop))
+      if (BO->isLogicalOp() && C == BO->getRHS() && !Same(BO->getLHS()))
         return 0;
     } else if (const auto *Sw = dyn_cast<SwitchStmt>(PS)) {
-      if (C == Sw->getBody() && (Sw->getInit() || !sameEveryIteration(Sw->getCond(), Loop)))
+      if (!M || (C == Sw->getBody() && (Sw->getInit() || !Same(Sw->getCond()))))
         return 0;
-    } else if (isa<CXXCatchStmt>(PS)) {
+    } else if (isa<CXXCatchStmt>(PS) || (!M && isa<LambdaExpr>(PS))) {
       return 0;
     } else if (const auto *CS = dyn_cast<CompoundStmt>(PS)) {
-      // `if (i % k != 0) continue;` before the statement selects every k-th iteration.
       for (const Stmt *Sibling : CS->body()) {
         if (Sibling == C)
           break;
+        if (!M) {
+          if (isa<IfStmt, SwitchStmt>(Sibling) && !match(findAll(returnStmt()), *Sibling, Ctx).empty())
+            return 0;
+          continue;
+        }
+        // `if (i % k != 0) continue;` before the statement selects every k-th iteration.
         const auto *If = dyn_cast<IfStmt>(Sibling);
         if (!If || If->getElse())
           continue;
@@ -371,45 +375,13 @@ unsigned AutogradModel::everyNth(const Stmt *S, const Stmt *Loop) {
       }
     }
   }
-  return Every;
+  return M ? Every : 0;
 }
+} // namespace
 
-/// Whether \p S runs on every call of its function, as far as its text shows: under no
-/// condition, switch or handler, and after no `if` that may return. Stricter than everyNth,
-/// for a caller out of sight: a condition on a parameter or a field may differ between calls.
-bool runsOnEveryCall(const Stmt *S, ASTContext &Ctx) {
-  DynTypedNode Child = DynTypedNode::create(*S);
-  for (DynTypedNode Parent = parentOf(Child, Ctx); !Parent.getNodeKind().isNone();
-       Child = Parent, Parent = parentOf(Parent, Ctx)) {
-    const Stmt *PS = Parent.get<Stmt>();
-    if (!PS) {
-      if (const auto *FD = Parent.get<FunctionDecl>())
-        return !isLambdaCallOperator(FD);
-      continue; // a local's declaration
-    }
-    const Stmt *C = Child.get<Stmt>();
-    if (const auto *If = dyn_cast<IfStmt>(PS)) {
-      if (C != If->getCond() && C != If->getInit() && C != If->getConditionVariableDeclStmt())
-        return false;
-    } else if (const auto *CO = dyn_cast<AbstractConditionalOperator>(PS)) {
-      if (C != CO->getCond())
-        return false;
-    } else if (const auto *BO = dyn_cast<BinaryOperator>(PS)) {
-      if (BO->isLogicalOp() && C == BO->getRHS())
-        return false;
-    } else if (isa<SwitchStmt, CXXCatchStmt, LambdaExpr>(PS)) {
-      return false;
-    } else if (const auto *CS = dyn_cast<CompoundStmt>(PS)) {
-      for (const Stmt *Sibling : CS->body()) {
-        if (Sibling == C)
-          break;
-        if (isa<IfStmt, SwitchStmt>(Sibling) && !match(findAll(returnStmt()), *Sibling, Ctx).empty())
-          return false;
-      }
-    }
-  }
-  return false;
-}
+unsigned AutogradModel::everyNth(const Stmt *S, const Stmt *Loop) { return runsPer(S, Loop, this, Ctx); }
+
+bool runsOnEveryCall(const Stmt *S, ASTContext &Ctx) { return runsPer(S, nullptr, nullptr, Ctx) == 1; }
 
 std::optional<PerIteration> AutogradModel::perIterationLoop(const Stmt *S, ArrayRef<LoopEventKind> Kinds,
                                                            bool AcrossTUs) {
@@ -419,45 +391,27 @@ std::optional<PerIteration> AutogradModel::perIterationLoop(const Stmt *S, Array
       return Verdict::Skip;
     return llvm::any_of(Path, [&](const Stmt *On) { return everyNth(On, L) != 1; }) ? Verdict::Stop : Verdict::Take;
   };
+  // A loop of another TU that calls FD on every iteration (ProjectIndex::loopCalling), while each
+  // statement on the way runs on every call of its function.
+  uint32_t Set = 0;
+  for (LoopEventKind K : Kinds)
+    Set |= indexFact(K);
+  const uint32_t Trains = FunctionSummary::Backward | FunctionSummary::Step;
   auto InOtherTU = [&](const FunctionDecl *FD, unsigned Depth,
                        ArrayRef<const Stmt *> Path) -> std::optional<PerIteration> {
-    if (std::optional<PerIteration> Found = AcrossTUs ? loopInOtherTU(FD, Kinds, Depth - 1) : std::nullopt)
-      // Each statement on the way runs on every call of its function.
-      if (llvm::all_of(Path, [&](const Stmt *On) { return runsOnEveryCall(On, Ctx); })) {
-        Found->Via = Path.size() > 1 ? dyn_cast<CallExpr>(Path.back()) : nullptr;
-        Found->Calls += Opts.CallDepth - Depth + 1;
-        return Found;
-      }
-    return std::nullopt;
+    if (!AcrossTUs || !Index || isLambdaCallOperator(FD) ||
+        (Set && Set != Trains && Set != (Trains | FunctionSummary::Forward)))
+      return std::nullopt;
+    LoopCall::Query Query = !Set ? LoopCall::AnyLoop : Set == Trains ? LoopCall::TrainingLoop : LoopCall::ModelLoop;
+    std::string USR = usrOf(FD->getCanonicalDecl());
+    std::optional<LoopCall> Call = USR.empty() ? std::nullopt : Index->loopCalling(USR, Query, Depth - 1);
+    if (!Call || !llvm::all_of(Path, [&](const Stmt *On) { return runsOnEveryCall(On, Ctx); }))
+      return std::nullopt;
+    const auto *Via = Path.size() > 1 ? dyn_cast<CallExpr>(Path.back()) : nullptr;
+    unsigned Calls = Call->Calls + Opts.CallDepth - Depth + 1;
+    return PerIteration{{nullptr, Via}, Calls, FD, std::move(Call)};
   };
   return loopAround(S, Judge, ThroughLambdaCalls | NotThroughRecursion, InOtherTU);
-}
-
-std::optional<PerIteration> AutogradModel::loopInOtherTU(const FunctionDecl *FD, ArrayRef<LoopEventKind> Kinds,
-                                                        unsigned MaxCalls) {
-  if (!Index || isLambdaCallOperator(FD))
-    return std::nullopt;
-  auto Has = [&](std::initializer_list<LoopEventKind> Set) {
-    return Kinds.size() == Set.size() && llvm::all_of(Set, [&](LoopEventKind K) { return llvm::is_contained(Kinds, K); });
-  };
-  LoopCall::Query Query;
-  if (Kinds.empty())
-    Query = LoopCall::AnyLoop;
-  else if (Has({LoopEventKind::Backward, LoopEventKind::Step}))
-    Query = LoopCall::TrainingLoop;
-  else if (Has({LoopEventKind::Forward, LoopEventKind::Backward, LoopEventKind::Step}))
-    Query = LoopCall::ModelLoop;
-  else
-    return std::nullopt;
-  std::string USR = usrOf(FD->getCanonicalDecl());
-  std::optional<LoopCall> Call = USR.empty() ? std::nullopt : Index->loopCalling(USR, Query, MaxCalls);
-  if (!Call)
-    return std::nullopt;
-  PerIteration Found;
-  Found.Entry = FD;
-  Found.Calls = Call->Calls;
-  Found.Across = std::move(Call);
-  return Found;
 }
 
 bool AutogradModel::iteratesSteps(const Stmt *Loop) {

@@ -61,6 +61,55 @@ bool nameBits(const std::vector<std::string> &Names, llvm::ArrayRef<llvm::String
   return true;
 }
 
+/// A hash of a loopCalling answer; 0: none.
+uint64_t hashOf(const std::optional<LoopCall> &C) {
+  if (!C)
+    return 0;
+  std::string Bytes;
+  llvm::raw_string_ostream OS(Bytes);
+  OS << C->Loop << '\0' << C->Queries << ' ' << C->Calls << ' ' << C->Accelerator;
+  uint64_t H = llvm::xxHash64(OS.str());
+  return H ? H : 1;
+}
+
+} // namespace
+
+// Outside the anonymous namespace: llvm::json finds them by argument-dependent lookup.
+json::Value toJSON(const FunctionSummary &S) {
+  json::Object O{{"name", S.Name}, {"facts", bitNames(S.Facts, FactNames)}};
+  if (S.LoopedFacts)
+    O["looped_facts"] = bitNames(S.LoopedFacts, FactNames);
+  if (S.GraphOutParams)
+    O["graph_out_params"] = int64_t(S.GraphOutParams);
+  if (!S.Callees.empty())
+    O["callees"] = S.Callees;
+  if (!S.EveryCall.empty())
+    O["every_call"] = S.EveryCall;
+  if (!S.LoopedCallees.empty())
+    O["looped_callees"] = S.LoopedCallees;
+  if (S.Conflicting)
+    O["conflicting"] = true;
+  return O;
+}
+
+bool fromJSON(const json::Value &V, FunctionSummary &S, json::Path P) {
+  json::ObjectMapper M(V, P);
+  std::vector<std::string> Facts, Looped;
+  int64_t Out = 0;
+  if (!M || !M.map("name", S.Name) || !M.map("facts", Facts) || !M.mapOptional("looped_facts", Looped) ||
+      !M.mapOptional("graph_out_params", Out) || !M.mapOptional("callees", S.Callees) ||
+      !M.mapOptional("every_call", S.EveryCall) || !M.mapOptional("looped_callees", S.LoopedCallees) ||
+      !M.mapOptional("conflicting", S.Conflicting))
+    return false;
+  if (Out < 0 || Out > int64_t(UINT32_MAX)) {
+    P.field("graph_out_params").report("out of range");
+    return false;
+  }
+  S.GraphOutParams = uint32_t(Out);
+  return nameBits(Facts, FactNames, S.Facts, P.field("facts"), "unknown fact") &&
+         nameBits(Looped, FactNames, S.LoopedFacts, P.field("looped_facts"), "unknown fact");
+}
+
 json::Value toJSON(const LoopCall &C) {
   json::Object O{{"loop", C.Loop}, {"loops", bitNames(C.Queries, QueryNames)}, {"calls", int64_t(C.Calls)}};
   if (C.Accelerator)
@@ -82,47 +131,6 @@ bool fromJSON(const json::Value &V, LoopCall &C, json::Path P) {
   C.Calls = unsigned(Calls);
   return nameBits(Queries, QueryNames, C.Queries, P.field("loops"), "unknown loop kind");
 }
-
-json::Value toJSON(const FunctionSummary &S) {
-  json::Object O{{"name", S.Name}, {"facts", bitNames(S.Facts, FactNames)}};
-  if (S.LoopedFacts)
-    O["looped_facts"] = bitNames(S.LoopedFacts, FactNames);
-  if (S.GraphOutParams)
-    O["graph_out_params"] = int64_t(S.GraphOutParams);
-  if (!S.Callees.empty())
-    O["callees"] = S.Callees;
-  if (!S.EveryCall.empty())
-    O["every_call"] = S.EveryCall;
-  if (!S.LoopedCallees.empty())
-    O["looped_callees"] = S.LoopedCallees;
-  if (S.Conflicting)
-    O["conflicting"] = true;
-  return O;
-}
-
-bool fromJSON(const json::Value &V, FunctionSummary &S, json::Path P) {
-  const json::Object *O = V.getAsObject();
-  if (!O) {
-    P.report("expected an object");
-    return false;
-  }
-  json::ObjectMapper M(V, P);
-  std::vector<std::string> Facts, Looped;
-  int64_t Out = 0;
-  if (!M || !M.map("name", S.Name) || !M.map("facts", Facts) || !M.mapOptional("looped_facts", Looped) ||
-      !M.mapOptional("graph_out_params", Out) || !M.mapOptional("callees", S.Callees) ||
-      !M.mapOptional("every_call", S.EveryCall) || !M.mapOptional("looped_callees", S.LoopedCallees) ||
-      !M.mapOptional("conflicting", S.Conflicting))
-    return false;
-  if (Out < 0 || Out > int64_t(UINT32_MAX)) {
-    P.field("graph_out_params").report("out of range");
-    return false;
-  }
-  S.GraphOutParams = uint32_t(Out);
-  return nameBits(Facts, FactNames, S.Facts, P.field("facts"), "unknown fact") &&
-         nameBits(Looped, FactNames, S.LoopedFacts, P.field("looped_facts"), "unknown fact");
-}
-} // namespace
 
 std::string usrOf(const Decl *D) {
   llvm::SmallString<128> USR;
@@ -176,8 +184,9 @@ std::optional<LoopCall> ProjectIndex::loopCalling(llvm::StringRef USR, LoopCall:
                                                   unsigned MaxCalls) const {
   // The key names the question, so that only a different answer makes the TU stale.
   std::string Key = (LoopCallsKey + llvm::Twine(unsigned(Query)) + " " + llvm::Twine(MaxCalls) + " " + USR).str();
-  Consulted[Key] = answerHash(Key);
-  return firstLoopCall(USR, Query, MaxCalls);
+  std::optional<LoopCall> C = firstLoopCall(USR, Query, MaxCalls);
+  Consulted[Key] = hashOf(C);
+  return C;
 }
 
 std::optional<LoopCall> ProjectIndex::firstLoopCall(llvm::StringRef USR, uint32_t Query, unsigned MaxCalls) const {
@@ -271,14 +280,7 @@ uint64_t ProjectIndex::answerHash(llvm::StringRef USR) const {
     auto [CallsText, Callee] = Rest.split(' ');
     if (QueryText.getAsInteger(10, Query) || CallsText.getAsInteger(10, MaxCalls))
       return 0;
-    std::optional<LoopCall> C = firstLoopCall(Callee, Query, MaxCalls);
-    if (!C)
-      return 0;
-    std::string Bytes;
-    llvm::raw_string_ostream OS(Bytes);
-    OS << C->Loop << '\0' << C->Queries << ' ' << C->Calls << ' ' << C->Accelerator;
-    uint64_t H = llvm::xxHash64(OS.str());
-    return H ? H : 1;
+    return hashOf(firstLoopCall(Callee, Query, MaxCalls));
   }
   const FunctionSummary *Root = find(USR);
   if (!Root)
@@ -312,24 +314,16 @@ uint64_t ProjectIndex::answerHash(llvm::StringRef USR) const {
 }
 
 std::string ProjectIndex::toJSONText() const {
-  // Sorted by USR: the same project gives the same bytes.
-  std::map<std::string, const FunctionSummary *> Sorted;
-  for (const auto &F : Functions)
-    Sorted.emplace(F.getKey().str(), &F.getValue());
+  // json::OStream writes an object's keys sorted: the same project gives the same bytes.
   json::Object Fns;
-  for (const auto &[USR, S] : Sorted)
-    Fns[USR] = toJSON(*S);
+  for (const auto &F : Functions)
+    Fns[F.getKey()] = toJSON(F.getValue());
   json::Object Top{{"torchtidy_index", FormatVersion}, {"functions", std::move(Fns)}};
-  if (!LoopCalls.empty()) {
-    json::Object Loops;
-    for (const auto &[USR, Calls] : LoopCalls) {
-      json::Array A;
-      for (const LoopCall &C : Calls)
-        A.push_back(toJSON(C));
-      Loops[USR] = std::move(A);
-    }
+  json::Object Loops;
+  for (const auto &[USR, Calls] : LoopCalls)
+    Loops[USR] = Calls;
+  if (!Loops.empty())
     Top["loop_calls"] = std::move(Loops);
-  }
   std::string Text;
   // json::OStream rather than formatv: the plugin may only use what every clang-tidy it loads into
   // exports, and clang-tidy-19 does not export formatv's type info.
@@ -363,28 +357,18 @@ llvm::Expected<ProjectIndex> ProjectIndex::fromJSON(llvm::StringRef Text) {
                                      USR.str().c_str(), llvm::toString(R.getError()).c_str());
     I.add(USR, std::move(S));
   }
-  if (const json::Value *Loops = O->get("loop_calls")) {
-    const json::Object *LO = Loops->getAsObject();
-    if (!LO)
-      return llvm::createStringError(llvm::inconvertibleErrorCode(), "'loop_calls' is not an object");
-    if (LO->size() > MaxFunctions)
-      return llvm::createStringError(llvm::inconvertibleErrorCode(), "more than %zu called functions",
-                                     MaxFunctions);
-    for (const auto &[USR, Value] : *LO) {
-      const json::Array *Calls = Value.getAsArray();
-      if (!Calls || Calls->size() > MaxLoopCalls)
-        return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                       "loop calls of '%s': expected an array of at most %zu",
-                                       USR.str().c_str(), MaxLoopCalls);
-      for (const json::Value &CV : *Calls) {
-        LoopCall C;
-        json::Path::Root R("loop_call");
-        if (!torchtidy::fromJSON(CV, C, R))
-          return llvm::createStringError(llvm::inconvertibleErrorCode(), "loop calls of '%s': %s",
-                                         USR.str().c_str(), llvm::toString(R.getError()).c_str());
-        I.addLoopCall(USR, std::move(C));
-      }
-    }
+  std::map<std::string, std::vector<LoopCall>> Loops;
+  json::Path::Root R("loop_calls");
+  if (const json::Value *LV = O->get("loop_calls"); LV && !json::fromJSON(*LV, Loops, R))
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), "%s", llvm::toString(R.getError()).c_str());
+  if (Loops.size() > MaxFunctions)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), "more than %zu called functions", MaxFunctions);
+  for (auto &[USR, Calls] : Loops) {
+    if (Calls.size() > MaxLoopCalls)
+      return llvm::createStringError(llvm::inconvertibleErrorCode(), "loop calls of '%s': more than %zu",
+                                     USR.c_str(), MaxLoopCalls);
+    for (LoopCall &C : Calls)
+      I.addLoopCall(USR, std::move(C));
   }
   return I;
 }
@@ -455,9 +439,9 @@ std::shared_ptr<const ProjectIndex> loadCached(llvm::StringRef Path) {
   if (llvm::sys::fs::status(Path, St) || !llvm::sys::fs::is_regular_file(St))
     return nullptr;
   Loaded &L = loadedFiles()[Path.str()];
-  if (L.Modified == St.getLastModificationTime() && L.Size == St.getSize() && L.Index)
-    return L.Index;
   bool Changed = L.Modified != St.getLastModificationTime() || L.Size != St.getSize();
+  if (!Changed && L.Index)
+    return L.Index;
   L.Modified = St.getLastModificationTime();
   L.Size = St.getSize();
   if (L.Index)
@@ -467,8 +451,7 @@ std::shared_ptr<const ProjectIndex> loadCached(llvm::StringRef Path) {
     std::string Message = llvm::toString(I.takeError());
     if (Changed)
       llvm::errs() << "torchtidy: warning: project index ignored: " << Message << "\n";
-    L.Index = nullptr;
-    return nullptr;
+    return L.Index = nullptr;
   }
   L.Index = std::make_shared<const ProjectIndex>(std::move(*I));
   return L.Index;

@@ -25,6 +25,19 @@ bool isTensorOutParam(const ParmVarDecl *P) {
          isTensorType(T->getPointeeType());
 }
 
+/// Calls \p Fn for each call in \p Body of a user function that is no lambda, with its USR.
+void forEachUserCall(AutogradModel &Model, const Stmt *Body,
+                     llvm::function_ref<void(const CallExpr *, const FunctionDecl *, std::string)> Fn) {
+  for (const BoundNodes &B : match(findAll(callExpr().bind("call")), *Body, Model.context())) {
+    const auto *Call = B.getNodeAs<CallExpr>("call");
+    const FunctionDecl *Callee = Model.calledFunction(Call);
+    if (!Callee || isInSystemHeader(Callee) || isLambdaCallOperator(Callee))
+      continue;
+    if (std::string USR = usrOf(Callee); !USR.empty())
+      Fn(Call, Callee, std::move(USR));
+  }
+}
+
 /// The summary of \p FD, defined in this TU, by a \p Model that does not read the index itself.
 FunctionSummary summarize(AutogradModel &Model, const FunctionDecl *FD) {
   ASTContext &Ctx = Model.context();
@@ -62,14 +75,9 @@ FunctionSummary summarize(AutogradModel &Model, const FunctionDecl *FD) {
   // The user functions it calls: their facts join its own in the index (those of this TU are
   // in the index too, so the chain continues through them into other TUs).
   llvm::StringSet<> CalledOutsideLoops;
-  for (const BoundNodes &B : match(findAll(callExpr().bind("call")), *Body, Ctx)) {
-    const auto *Call = B.getNodeAs<CallExpr>("call");
-    const FunctionDecl *Callee = Model.calledFunction(Call);
-    if (!Callee || isInSystemHeader(Callee) || Callee == FD || isLambdaCallOperator(Callee))
-      continue;
-    std::string USR = usrOf(Callee);
-    if (USR.empty())
-      continue;
+  forEachUserCall(Model, Body, [&](const CallExpr *Call, const FunctionDecl *Callee, std::string USR) {
+    if (Callee == FD)
+      return;
     if (!Model.enclosingLoop(Call)) {
       CalledOutsideLoops.insert(USR);
       if (runsOnEveryCall(Call, Ctx) && !llvm::is_contained(S.EveryCall, USR))
@@ -77,7 +85,7 @@ FunctionSummary summarize(AutogradModel &Model, const FunctionDecl *FD) {
     }
     if (!llvm::is_contained(S.Callees, USR))
       S.Callees.push_back(std::move(USR));
-  }
+  });
   for (const std::string &C : S.Callees)
     if (!CalledOutsideLoops.contains(C))
       S.LoopedCallees.push_back(C);
@@ -93,15 +101,10 @@ void addLoopCalls(AutogradModel &Model, const FunctionDecl *FD, ProjectIndex &In
       {LoopCall::AnyLoop, {}},
       {LoopCall::ModelLoop, {LoopEventKind::Forward, LoopEventKind::Backward, LoopEventKind::Step}},
       {LoopCall::TrainingLoop, {LoopEventKind::Backward, LoopEventKind::Step}}};
-  for (const BoundNodes &B : match(findAll(callExpr().bind("call")), *FD->getBody(), Ctx)) {
-    const auto *Call = B.getNodeAs<CallExpr>("call");
-    const FunctionDecl *Callee = Model.calledFunction(Call);
+  forEachUserCall(Model, FD->getBody(), [&](const CallExpr *Call, const FunctionDecl *Callee, std::string USR) {
     // Only a callee whose body is elsewhere: this TU's checks see into the others themselves.
-    if (!Callee || Callee->hasBody() || isInSystemHeader(Callee) || isLambdaCallOperator(Callee))
-      continue;
-    std::string USR = usrOf(Callee);
-    if (USR.empty())
-      continue;
+    if (Callee->hasBody())
+      return;
     std::map<std::pair<std::string, unsigned>, LoopCall> Found;
     for (const auto &[Query, Kinds] : Queries) {
       std::optional<PerIteration> Hot = Model.perIterationLoop(Call, Kinds);
@@ -119,7 +122,7 @@ void addLoopCalls(AutogradModel &Model, const FunctionDecl *FD, ProjectIndex &In
     }
     for (auto &[Key, C] : Found)
       Index.addLoopCall(USR, std::move(C));
-  }
+  });
 }
 } // namespace
 

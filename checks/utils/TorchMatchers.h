@@ -82,8 +82,6 @@ AST_MATCHER(clang::Expr, isTensorExpr) { return isTensorType(Node.getType()); }
 AST_MATCHER(clang::QualType, moduleType) { return isModuleType(Node); }
 /// An optimizer-like type (see isOptimizerType).
 AST_MATCHER(clang::QualType, optimizerType) { return isOptimizerType(Node); }
-/// A local variable whose construction disables autograd for its scope.
-AST_MATCHER(clang::VarDecl, isNoGradGuardVar) { return gradModeEffect(&Node) > 0; }
 /// clang's isExpansionInSystemHeader at ownLocation(): linear where clang's is quadratic.
 AST_MATCHER(clang::Stmt, isExpansionInSystemHeader) {
   clang::SourceLocation Loc = ownLocation(&Node);
