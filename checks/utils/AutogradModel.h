@@ -297,12 +297,11 @@ public:
   const clang::Expr *threadLaunchOf(const clang::Stmt *S);
 
   // ---- provenance (Provenance.h): questions asked of one walk over definitions --------------
-  /// Where the value of \p E comes from, joined over every definition of the locals it reads
-  /// (flow-insensitive), with the chain of definitions that decided it.
+  /// Where the value of \p E comes from, joined over the definitions of the locals it reads
+  /// that reach the read (`p = p.detach();` detaches), with the chain of definitions that
+  /// decided it.
   OriginResult origin(const clang::Expr *E);
-  /// Where the value of \p E comes from, and the expression that decided it. A local read
-  /// after an assignment that runs last on every path takes that assignment's origin
-  /// (`p = p.detach();` detaches); a value of dependent type is read by call names.
+  /// origin(), and a value of dependent type read by call names.
   OriginResult originAt(const clang::Expr *E);
   /// \p E keeps an autograd graph alive: a graph-attached tensor, or an aggregate, pair or
   /// tuple holding one.
@@ -427,7 +426,6 @@ private:
              llvm::function_ref<std::optional<PerIteration>(const clang::FunctionDecl *, unsigned,
                                                             llvm::ArrayRef<const clang::Stmt *>)>
                  Beyond = nullptr);
-  const clang::Expr *lastAssignedValue(const clang::DeclRefExpr *Ref);
   GradModeFact gradModeIn(const clang::Stmt *S, unsigned Depth);
   const clang::Stmt *handedOverUnderNoGrad(const clang::FunctionDecl *FD, unsigned Depth);
   llvm::ArrayRef<const clang::DeclRefExpr *> handedOver(const clang::FunctionDecl *FD);

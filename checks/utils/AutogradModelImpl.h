@@ -4,6 +4,7 @@
 // The caches of AutogradModel, shared by its implementation files; not for checks.
 
 #include "utils/AutogradModel.h"
+#include "utils/Provenance.h"
 
 #include "clang/Analysis/Analyses/Dominators.h"
 #include "clang/Analysis/CFG.h"
@@ -16,12 +17,6 @@
 #include <vector>
 
 namespace torchtidy {
-
-/// What a user-code field is ever given: initializers, assignments, requires_grad marks.
-struct FieldDefs {
-  std::vector<const clang::Expr *> Values;
-  std::vector<const clang::CXXMemberCallExpr *> Marks;
-};
 
 /// The CFG of one function, and where each of its statements sits in it.
 struct FunctionOrder {
@@ -42,10 +37,9 @@ struct AutogradModel::Impl {
   llvm::DenseMap<const clang::FunctionDecl *, const clang::Stmt *> HandedOverUnderNoGrad;
   llvm::DenseMap<const clang::FunctionDecl *, std::vector<const clang::DeclRefExpr *>> HandedOver;
   llvm::DenseMap<const clang::Stmt *, std::unique_ptr<LoopFacts>> Loops;
-  llvm::DenseMap<const clang::DeclRefExpr *, const clang::Expr *> LastAssigned;
   llvm::DenseMap<const clang::Stmt *, std::vector<LoopEvent>> Events;
   /// Scanning the whole unit for a field's assignments is costly: once per field.
-  llvm::DenseMap<const clang::FieldDecl *, FieldDefs> Fields;
+  llvm::DenseMap<const clang::FieldDecl *, std::vector<Definition>> Fields;
   /// Whether a function's own code shows tensors on an accelerator (see mayUseAccelerator).
   llvm::DenseMap<const clang::FunctionDecl *, bool> ShowsAccelerator;
   /// ModelOptions::TrainingCallNames, compiled on first use.

@@ -140,6 +140,84 @@ void ProvenanceWalk::arguments(const ParmVarDecl *Parm,
       return;
 }
 
+llvm::SmallVector<Definition, 2> ProvenanceWalk::reaching(const clang::ast_matchers::internal::Matcher<Expr> &Target,
+                                                         llvm::function_ref<bool(const Expr *)> Same, const Stmt *Body,
+                                                         const Stmt *At, const Stmt *Start, bool &Incoming) {
+  llvm::SmallVector<const Stmt *, 4> Sites;
+  llvm::DenseMap<const Stmt *, Definition> DefAt;
+  llvm::SmallVector<Definition, 2> Reaching, Others;
+  for (const Definition &D : definitionsIn(Body, Target, Ctx)) {
+    if (!Same(D.Target))
+      continue;
+    // What an assignment writes denotes the value it gives; what a mark writes, the value it
+    // marks, marked.
+    if (D.Target == At && D.K == Definition::Assign) {
+      Incoming = false;
+      return {D};
+    }
+    if (D.Target == At && D.K == Definition::Mark)
+      Others.push_back(D);
+    else if ((D.K == Definition::Assign || D.K == Definition::Mark) && DefAt.try_emplace(D.Site, D).second)
+      Sites.push_back(D.Site);
+    else if ((D.K == Definition::Compound || D.K == Definition::Insert) && M.mayRunBefore(D.Site, At))
+      Others.push_back(D);
+  }
+  if (Start)
+    Sites.push_back(Start);
+  Incoming = !Start && llvm::none_of(Sites, [&](const Stmt *S) { return M.runsBeforeOnEveryPath(S, At); });
+  for (const Stmt *Site : llvm::reverse(M.reachingAt(Sites, At))) {
+    if (Site == Start)
+      Incoming = true;
+    else
+      Reaching.push_back(DefAt.find(Site)->second);
+  }
+  // A declaration with no order to \p At (no CFG holds both) cannot rule its value out.
+  Incoming |= Start && M.reachingAt({Start}, At).empty();
+  Reaching.append(Others.begin(), Others.end());
+  return Reaching;
+}
+
+llvm::SmallVector<Definition, 2> ProvenanceWalk::reaching(const VarDecl *VD, const Stmt *At, bool &Incoming) {
+  Incoming = true;
+  const auto *Owner = dyn_cast_or_null<FunctionDecl>(VD->getParentFunctionOrMethod());
+  if (!Owner || !Owner->hasBody())
+    return {};
+  const Stmt *Declared = isa<ParmVarDecl>(VD) ? nullptr : parentOf(VD, Ctx).get<DeclStmt>();
+  return reaching(declRefExpr(to(varDecl(equalsNode(VD)))), [](const Expr *) { return true; }, Owner->getBody(), At,
+                  Declared, Incoming);
+}
+
+llvm::SmallVector<Definition, 2> ProvenanceWalk::reaching(const MemberExpr *ME, const Stmt *At, bool &Incoming) {
+  Incoming = true;
+  const FunctionDecl *FD = enclosingFunction(At, Ctx);
+  if (!FD || !FD->hasBody())
+    return {};
+  return reaching(memberExpr(member(equalsNode(ME->getMemberDecl()))), [&](const Expr *E) { return sameExpr(E, ME); },
+                  FD->getBody(), At, nullptr, Incoming);
+}
+
+bool ProvenanceWalk::sameExpr(const Expr *A, const Expr *B) const {
+  llvm::FoldingSetNodeID IA, IB;
+  strip(A)->Profile(IA, Ctx, /*Canonical=*/true);
+  strip(B)->Profile(IB, Ctx, /*Canonical=*/true);
+  return IA == IB;
+}
+
+const Expr *strip(const Expr *E) {
+  while (E) {
+    const Expr *Prev = E;
+    E = E->IgnoreImplicit()->IgnoreParenImpCasts();
+    if (const auto *Construct = dyn_cast<CXXConstructExpr>(E);
+        Construct && Construct->getNumArgs() == 1 && !isa<CXXTemporaryObjectExpr>(Construct))
+      E = Construct->getArg(0);
+    else if (const auto *Cast = dyn_cast<CXXFunctionalCastExpr>(E))
+      E = Cast->getSubExpr();
+    if (E == Prev)
+      return E;
+  }
+  return E;
+}
+
 namespace {
 
 // ---- origin --------------------------------------------------------------------------------
@@ -159,19 +237,16 @@ bool isNonDifferentiable(StringRef Name) {
 
 /// Factory functions: their result is a fresh leaf, requiring grad only when asked to.
 bool isFactory(StringRef Name) {
-  static const llvm::StringSet<> Names = {
-      "zeros", "ones", "empty", "full", "rand", "randn", "randint", "randperm", "arange",
-      "range", "linspace", "logspace", "eye", "tensor", "from_blob", "empty_strided",
-      "normal", "bernoulli", "scalar_tensor", "zeros_like", "ones_like", "empty_like",
-      "full_like", "rand_like", "randn_like", "randint_like", "from_file", "load", "make_variable"};
-  return Names.contains(Name);
+  static const llvm::StringSet<> Others = {"empty_strided", "bernoulli", "zeros_like", "ones_like", "empty_like",
+                                           "full_like", "rand_like", "randn_like", "randint_like", "from_file",
+                                           "load", "make_variable"};
+  return llvm::is_contained(names::HostFactories, Name) || llvm::is_contained(names::HostMemoryWrappers, Name) ||
+         Others.contains(Name);
 }
 
 /// std::tuple / std::pair: module forwards (LSTM, GRU) return their tensors in one.
 bool isTupleLike(QualType T) {
-  const auto *Spec = dyn_cast_or_null<ClassTemplateSpecializationDecl>(recordOf(T));
-  return Spec && Spec->isInStdNamespace() && Spec->getIdentifier() &&
-         (Spec->getName() == "tuple" || Spec->getName() == "pair");
+  return hasQualifiedName(recordOf(T), "::std::tuple") || hasQualifiedName(recordOf(T), "::std::pair");
 }
 
 /// The ordering of the lattice: a value is as attached as its most attached source.
@@ -270,7 +345,7 @@ private:
       unsigned I = llvm::find(Whole->bindings(), BD) - Whole->bindings().begin();
       return tupleElement(Whole->getInit(), I, Depth);
     }
-    OriginResult R = var(dyn_cast<VarDecl>(DRE->getDecl()), Depth);
+    OriginResult R = var(dyn_cast<VarDecl>(DRE->getDecl()), DRE, Depth);
     // No model output in sight: a tensor that autograd records from (a leaf that requires
     // grad, or computed from one) is where a path to a graph starts too.
     if (Cuts && !R.Output && isTensorType(DRE->getType())) {
@@ -281,9 +356,14 @@ private:
     return R;
   }
 
-  /// The result of a differentiable op over \p Inputs: attached when any input requires
-  /// grad, unless the op runs where autograd is off.
-  OriginResult derived(const Expr *Op, llvm::ArrayRef<const Expr *> Inputs, unsigned Depth) {
+  /// The result of a differentiable op over \p Obj and the tensors among Op's arguments:
+  /// attached when any input requires grad, unless the op runs where autograd is off.
+  OriginResult derived(const CallExpr *Op, const Expr *Obj, unsigned Depth) {
+    llvm::SmallVector<const Expr *, 4> Inputs;
+    if (Obj)
+      Inputs.push_back(Obj);
+    for (const Expr *Arg : Op->arguments())
+      tensorArgs(Arg, Inputs);
     OriginResult R{TensorOrigin::Data, Op};
     for (const Expr *In : Inputs) {
       OriginResult I = classify(In, Depth + 1);
@@ -325,12 +405,7 @@ private:
         return {TensorOrigin::Detached, MCE};
       if (isNonDifferentiable(Name))
         return {TensorOrigin::Data, MCE};
-      llvm::SmallVector<const Expr *, 4> Inputs;
-      if (Obj)
-        Inputs.push_back(Obj);
-      for (const Expr *Arg : MCE->arguments())
-        tensorArgs(Arg, Inputs);
-      return derived(MCE, Inputs, Depth);
+      return derived(MCE, Obj, Depth);
     }
     // A user method returning a tensor: look at what it returns.
     if (isTensorType(MCE->getType()))
@@ -352,10 +427,7 @@ private:
     default:
       break;
     }
-    llvm::SmallVector<const Expr *, 4> Inputs;
-    for (const Expr *Arg : OCE->arguments())
-      tensorArgs(Arg, Inputs);
-    return derived(OCE, Inputs, Depth);
+    return derived(OCE, nullptr, Depth);
   }
 
   OriginResult call(const CallExpr *CE, unsigned Depth) {
@@ -378,10 +450,7 @@ private:
     }
     if (!isTensorType(CE->getType()))
       return {};
-    llvm::SmallVector<const Expr *, 4> Inputs;
-    for (const Expr *Arg : CE->arguments())
-      tensorArgs(Arg, Inputs);
-    return derived(CE, Inputs, Depth);
+    return derived(CE, nullptr, Depth);
   }
 
   /// Asked for cuts, a call or what a value is made of (arithmetic on numbers, braced lists,
@@ -522,23 +591,29 @@ private:
     return {};
   }
 
-  /// A local: the most attached of its definitions (initializer, assignments, marks; asked for
-  /// cuts, of any type, and what is inserted into it).
-  OriginResult var(const VarDecl *VD, unsigned Depth) {
+  /// A local at \p Use: the most attached of its definitions that reach it (initializer,
+  /// assignments, marks; asked for cuts, of any type, and what is inserted into it).
+  OriginResult var(const VarDecl *VD, const Expr *Use, unsigned Depth) {
     if (const auto *Parm = dyn_cast_or_null<ParmVarDecl>(VD); Parm && Cuts)
       return parameter(Parm, Depth);
     if (OriginResult Range = Cuts ? OriginResult{} : rangeVar(VD); Range.Kind != TensorOrigin::Unknown)
       return Range;
     if (!VD || isa<ParmVarDecl>(VD) || !VD->isLocalVarDecl() ||
-        !(Cuts || isTensorType(VD->getType()) || isTupleLike(VD->getType())))
+        !(Cuts || isTensorType(VD->getType()) || isTupleLike(VD->getType())) ||
+        (VD->getType()->isReferenceType() && !VD->getInit()))
       return {};
-    if ((VD->getType()->isReferenceType() && !VD->getInit()) || !enter(VD))
-      return {};
+    bool Incoming = true;
+    llvm::SmallVector<Definition, 2> Defs = reaching(VD, Use, Incoming);
     OriginResult R{TensorOrigin::Data, nullptr};
-    for (const Definition &D : definitionsOf(VD, Ctx)) {
-      if (D.K == Definition::Init) {
-        R = through(D.Value, classify(D.Value, Depth + 1));
-      } else if (D.K == Definition::Assign || D.K == Definition::Compound) {
+    // Each definition is entered once: `x = x * w` reads the definitions that reach its `x`.
+    if (const Expr *Init = VD->getInit(); Init && Incoming && enter(Init)) {
+      R = through(Init, classify(Init, Depth + 1));
+      leave(Init);
+    }
+    for (const Definition &D : Defs) {
+      if (!enter(D.Site))
+        continue;
+      if (D.K == Definition::Assign || D.K == Definition::Compound) {
         OriginResult A = through(D.Value, classify(D.Value, Depth + 1));
         if (D.K == Definition::Compound && A.Kind == TensorOrigin::RequiresGradLeaf)
           A.Kind = TensorOrigin::GraphAttached;
@@ -549,10 +624,10 @@ private:
         for (const Expr *Arg : cast<CallExpr>(D.Value)->arguments())
           R = join(R, classify(Arg, Depth + 1));
       }
+      leave(D.Site);
     }
     if (M.index() && !Cuts)
       R = join(R, writtenByOtherUnits(VD));
-    leave(VD);
     return R;
   }
 
@@ -611,68 +686,31 @@ OriginResult AutogradModel::originAt(const Expr *E) {
       return {};
     return {TensorOrigin::GraphAttached, Cut->Output};
   }
-  const auto *Ref = dyn_cast<DeclRefExpr>(E->IgnoreUnlessSpelledInSource());
-  if (const Expr *Value = Ref ? lastAssignedValue(Ref) : nullptr) {
-    OriginResult R = originAt(Value);
-    R.Chain.insert(R.Chain.begin(), Value);
-    return R;
-  }
   return origin(E);
 }
 
-/// The value of the assignment to a local tensor that runs last before \p Ref on every path:
-/// it runs before \p Ref on every path, and no other write of the variable can run between.
-const Expr *AutogradModel::lastAssignedValue(const DeclRefExpr *Ref) {
-  auto [It, Inserted] = P->LastAssigned.try_emplace(Ref, nullptr);
-  if (!Inserted)
-    return It->second;
-  const auto *VD = dyn_cast<VarDecl>(Ref->getDecl());
-  if (!VD || !VD->isLocalVarDecl() || !isTensorType(VD->getType()))
-    return nullptr;
-  std::vector<Definition> Writes = definitionsOf(VD, Ctx);
-  llvm::SmallVector<const Stmt *, 4> Sites;
-  for (const Definition &W : Writes)
-    if (W.K != Definition::Init)
-      Sites.push_back(W.Site);
-  llvm::SmallVector<const Stmt *, 2> Reaching = reachingAt(Sites, Ref);
-  if (Reaching.size() != 1 || !runsBeforeOnEveryPath(Reaching[0], Ref))
-    return nullptr;
-  auto W = llvm::find_if(Writes, [&](const Definition &D) { return D.Site == Reaching[0]; });
-  return W->K == Definition::Assign ? P->LastAssigned[Ref] = W->Value : nullptr;
-}
-
 bool AutogradModel::isGraphAttached(const Expr *E) {
-  if (!E)
-    return false;
-  if (isTensorType(E->getType()))
+  if (E && isTensorType(E->getType()))
     return originAt(E).Kind == TensorOrigin::GraphAttached;
   // An aggregate, pair or tuple is as attached as its most attached part.
-  E = E->IgnoreParenImpCasts();
-  if (const auto *Temp = dyn_cast<MaterializeTemporaryExpr>(E))
-    E = Temp->getSubExpr()->IgnoreParenImpCasts();
-  if (const auto *Bind = dyn_cast<CXXBindTemporaryExpr>(E))
-    E = Bind->getSubExpr()->IgnoreParenImpCasts();
-  if (const auto *Cast = dyn_cast<CXXFunctionalCastExpr>(E)) // `Record{loss, step}`
+  E = E ? E->IgnoreParenImpCasts()->IgnoreImplicit()->IgnoreParenImpCasts() : nullptr;
+  if (const auto *Cast = dyn_cast_or_null<CXXFunctionalCastExpr>(E)) // `Record{loss, step}`
     E = Cast->getSubExpr()->IgnoreImplicit();
   auto AnyAttached = [&](auto Range) {
     return llvm::any_of(Range, [&](const Expr *Part) { return Part && isGraphAttached(Part); });
   };
-  if (const auto *IL = dyn_cast<InitListExpr>(E))
+  const auto *Call = dyn_cast_or_null<CallExpr>(E);
+  const FunctionDecl *FD = Call ? Call->getDirectCallee() : nullptr;
+  const auto *DRE = dyn_cast_or_null<DeclRefExpr>(E);
+  const auto *VD = DRE ? dyn_cast<VarDecl>(DRE->getDecl()) : nullptr;
+  if (const auto *IL = dyn_cast_or_null<InitListExpr>(E))
     return AnyAttached(IL->inits());
-  if (const auto *Construct = dyn_cast<CXXConstructExpr>(E))
+  if (const auto *Construct = dyn_cast_or_null<CXXConstructExpr>(E))
     return AnyAttached(Construct->arguments());
-  if (const auto *Call = dyn_cast<CallExpr>(E)) {
-    const FunctionDecl *FD = Call->getDirectCallee();
-    if (FD && FD->isInStdNamespace() && FD->getIdentifier() &&
-        (FD->getName() == "make_pair" || FD->getName() == "make_tuple" || FD->getName() == "forward_as_tuple"))
-      return AnyAttached(Call->arguments());
-    return false;
-  }
-  if (const auto *DRE = dyn_cast<DeclRefExpr>(E)) {
-    const auto *VD = dyn_cast<VarDecl>(DRE->getDecl());
-    return VD && VD->hasLocalStorage() && VD->getInit() && VD->getInit() != E && isGraphAttached(VD->getInit());
-  }
-  return false;
+  if (FD && FD->isInStdNamespace() && FD->getIdentifier() &&
+      llvm::is_contained({StringRef("make_pair"), StringRef("make_tuple"), StringRef("forward_as_tuple")}, FD->getName()))
+    return AnyAttached(Call->arguments());
+  return VD && VD->hasLocalStorage() && VD->getInit() && VD->getInit() != E && isGraphAttached(VD->getInit());
 }
 
 bool AutogradModel::isRequiresGradLeaf(const Expr *E) {

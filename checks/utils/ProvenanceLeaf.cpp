@@ -18,12 +18,8 @@ using namespace clang::ast_matchers;
 namespace torchtidy {
 
 const CXXForRangeStmt *rangeForOf(const VarDecl *VD, ASTContext &Ctx) {
-  auto Parents = Ctx.getParents(*VD);
-  const auto *DS = Parents.empty() ? nullptr : Parents[0].get<DeclStmt>();
-  if (!DS)
-    return nullptr;
-  auto Grand = Ctx.getParents(*DS);
-  const auto *For = Grand.empty() ? nullptr : Grand[0].get<CXXForRangeStmt>();
+  const auto *DS = parentOf(VD, Ctx).get<DeclStmt>();
+  const auto *For = DS ? parentOf(DS, Ctx).get<CXXForRangeStmt>() : nullptr;
   return For && For->getLoopVarStmt() == DS ? For : nullptr;
 }
 
@@ -44,124 +40,17 @@ bool isInplaceName(StringRef Name) {
          !isExemptUnderscoreName(Name);
 }
 
-bool isTensorRecord(const CXXRecordDecl *RD) {
-  return isSameOrDerivedFrom(RD, names::Tensor) || isSameOrDerivedFrom(RD, names::TensorBase);
-}
-
-/// Whether \p D is declared directly in namespace \p NS (a top-level namespace).
-bool isInTopLevelNamespace(const Decl *D, StringRef NS) {
-  const DeclContext *DC = D->getDeclContext();
-  while (DC && DC->isInlineNamespace())
-    DC = DC->getParent();
-  const auto *N = dyn_cast_or_null<NamespaceDecl>(DC);
-  return N && N->getName() == NS && N->getParent()->getRedeclContext()->isTranslationUnit();
-}
-
-/// A record named \p Name whose enclosing class or namespace is \p Parent.
-bool isRecordNamed(const CXXRecordDecl *RD, StringRef Name, StringRef Parent) {
-  if (!RD || !RD->getIdentifier() || RD->getName() != Name)
-    return false;
-  const auto *P = dyn_cast<NamedDecl>(RD->getDeclContext());
-  return P && P->getIdentifier() && P->getName() == Parent;
-}
-
-bool isOrderedDict(QualType T) { return isRecordNamed(recordOf(T), "OrderedDict", "torch"); }
-bool isOrderedDictItem(QualType T) { return isRecordNamed(recordOf(T), "Item", "OrderedDict"); }
-bool isStdVector(QualType T) { return isRecordNamed(recordOf(T), "vector", "std"); }
+bool isRecord(QualType T, StringRef QualifiedName) { return hasQualifiedName(recordOf(T), QualifiedName); }
+bool isOrderedDict(QualType T) { return isRecord(T, "::torch::OrderedDict"); }
+bool isOrderedDictItem(QualType T) { return isRecord(T, "::torch::OrderedDict::Item"); }
 
 bool recordHasMember(const CXXRecordDecl *RD, StringRef Name) {
-  if (!RD || Name.empty())
-    return false;
-  return !RD->lookup(DeclarationName(&RD->getASTContext().Idents.get(Name))).empty();
-}
-
-std::optional<InplaceOp> asInplaceOp(const CallExpr *CE) {
-  if (const auto *MCE = dyn_cast<CXXMemberCallExpr>(CE)) {
-    const CXXMethodDecl *MD = MCE->getMethodDecl();
-    if (!MD || !MD->getIdentifier() || !isInplaceName(MD->getName()) ||
-        !isTensorRecord(MD->getParent()))
-      return std::nullopt;
-    InplaceOp Op{MCE->getImplicitObjectArgument(), MD->getName().str(), "", false};
-    StringRef Base = MD->getName().drop_back();
-    if (recordHasMember(MD->getParent(), Base) ||
-        recordHasMember(recordOf(Op.Target->getType()), Base))
-      Op.OutOfPlace = Base.str();
-    return Op;
-  }
-  if (const auto *OCE = dyn_cast<CXXOperatorCallExpr>(CE)) {
-    const auto *MD = dyn_cast_or_null<CXXMethodDecl>(OCE->getDirectCallee());
-    if (!MD || !isTensorRecord(MD->getParent()) || OCE->getNumArgs() != 2)
-      return std::nullopt;
-    StringRef Spelling = getOperatorSpelling(OCE->getOperator());
-    switch (OCE->getOperator()) {
-    case OO_PlusEqual: case OO_MinusEqual: case OO_StarEqual: case OO_SlashEqual:
-    case OO_AmpEqual: case OO_PipeEqual: case OO_CaretEqual:
-      return InplaceOp{OCE->getArg(0), Spelling.str(), Spelling.drop_back().str(), false};
-    case OO_Equal:
-      // `t = x` on an lvalue rebinds the handle; `t[0] = x` (an rvalue) runs fill_/copy_.
-      if (MD->getRefQualifier() == RQ_RValue)
-        return InplaceOp{OCE->getArg(0), "=", "", true};
-      return std::nullopt;
-    default:
-      return std::nullopt;
-    }
-  }
-  // at::relu_(t) / torch::sigmoid_(t). torch::nn::init::*_ run under their own NoGradGuard
-  // and torch::nn::utils::*_ touch gradients only: both live in nested namespaces.
-  const FunctionDecl *FD = CE->getDirectCallee();
-  if (!FD || isa<CXXMethodDecl>(FD) || !FD->getIdentifier() || !isInplaceName(FD->getName()) ||
-      CE->getNumArgs() == 0 || !isTensorType(CE->getArg(0)->getType()) ||
-      !(isInTopLevelNamespace(FD, "at") || isInTopLevelNamespace(FD, "torch")))
-    return std::nullopt;
-  InplaceOp Op{CE->getArg(0), FD->getName().str(), "", false};
-  StringRef Base = FD->getName().drop_back();
-  if (!FD->getDeclContext()->lookup(DeclarationName(&FD->getASTContext().Idents.get(Base))).empty())
-    Op.OutOfPlace = "torch::" + Base.str();
-  return Op;
-}
-
-/// The name of an unresolved member call, empty when \p E is not one.
-StringRef unresolvedMemberCallName(const Expr *E) {
-  const auto *Call = dyn_cast_or_null<CallExpr>(E ? E->IgnoreParenImpCasts() : nullptr);
-  StringRef Name;
-  return Call && dependentMemberBase(Call, Name, /*AllowArrow=*/true) ? Name
-                                                                                  : StringRef();
+  return RD && !Name.empty() && !RD->lookup(DeclarationName(&RD->getASTContext().Idents.get(Name))).empty();
 }
 
 /// Only a tensor, or an object whose type is not known yet, can be an in-place target; the
 /// resolver then has to prove it a leaf.
-bool mayBeTensor(const Expr *E) { return E->isTypeDependent() || isTensorType(E->getType()); }
-
-/// An in-place operation in a template that is never instantiated, which cannot be
-/// resolved because some operand has a dependent type: `w.mul_(scale)`, `w -= lr * g`.
-std::optional<InplaceOp> asDependentInplaceOp(const Expr *E) {
-  if (const auto *CE = dyn_cast<CallExpr>(E)) {
-    StringRef Name;
-    const Expr *Base = dependentMemberBase(CE, Name);
-    if (!Base || !isInplaceName(Name) || !mayBeTensor(Base))
-      return std::nullopt;
-    InplaceOp Op{Base, Name.str(), "", false};
-    if (recordHasMember(recordOf(Base->getType()), Name.drop_back()))
-      Op.OutOfPlace = Name.drop_back().str();
-    return Op;
-  }
-  const Expr *LHS = nullptr;
-  StringRef Spelling;
-  if (const auto *BO = dyn_cast<BinaryOperator>(E);
-      BO && BO->isCompoundAssignmentOp() && !BO->isShiftAssignOp() && BO->isTypeDependent()) {
-    LHS = BO->getLHS();
-    Spelling = BO->getOpcodeStr();
-  } else if (const auto *OCE = dyn_cast<CXXOperatorCallExpr>(E);
-             OCE && !OCE->getDirectCallee() && OCE->getNumArgs() == 2 &&
-             OCE->isAssignmentOp() && OCE->getOperator() != OO_Equal &&
-             OCE->getOperator() != OO_LessLessEqual && OCE->getOperator() != OO_GreaterGreaterEqual) {
-    LHS = OCE->getArg(0);
-    Spelling = getOperatorSpelling(OCE->getOperator());
-  }
-  if (!LHS || !mayBeTensor(LHS) || Spelling.empty())
-    return std::nullopt;
-  return InplaceOp{LHS, Spelling.str(), Spelling.drop_back().str(), false};
-}
+bool mayBeTensor(const Expr *E) { return E && (E->isTypeDependent() || isTensorType(E->getType())); }
 
 const CXXRecordDecl *tensorClass(ASTContext &Ctx) {
   auto LookupIn = [&](const DeclContext *DC, StringRef Name) {
@@ -175,29 +64,15 @@ const CXXRecordDecl *tensorClass(ASTContext &Ctx) {
 
 /// Whether such an unresolved mark turns requires_grad on: only a constant flag says so.
 bool dependentMarkTurnsOn(const CallExpr *Mark, ASTContext &Ctx) {
-  if (unresolvedMemberCallName(Mark) == "detach_")
+  StringRef Name;
+  if (!dependentMemberBase(Mark, Name, /*AllowArrow=*/true) || Name == "detach_")
     return false;
   if (Mark->getNumArgs() == 0)
-    return unresolvedMemberCallName(Mark) == "requires_grad_";
+    return Name == "requires_grad_";
   const Expr *Arg = Mark->getArg(0);
   bool Value = false;
   return !Arg->isValueDependent() && !Arg->isTypeDependent() &&
          Arg->EvaluateAsBooleanCondition(Value, Ctx) && Value;
-}
-
-const Expr *strip(const Expr *E) {
-  while (E) {
-    const Expr *Prev = E;
-    E = E->IgnoreImplicit()->IgnoreParenImpCasts();
-    if (const auto *Construct = dyn_cast<CXXConstructExpr>(E);
-        Construct && Construct->getNumArgs() == 1 && !isa<CXXTemporaryObjectExpr>(Construct))
-      E = Construct->getArg(0);
-    else if (const auto *Cast = dyn_cast<CXXFunctionalCastExpr>(E))
-      E = Cast->getSubExpr();
-    if (E == Prev)
-      return E;
-  }
-  return E;
 }
 
 using Leaf = LeafFact;
@@ -209,7 +84,7 @@ using MaybeLeaf = std::optional<Leaf>;
 /// assignment or requires_grad mark before the point decides.
 class LeafResolver : public ProvenanceWalk {
 public:
-  LeafResolver(AutogradModel &M, llvm::DenseMap<const FieldDecl *, FieldDefs> &FieldCache)
+  LeafResolver(AutogradModel &M, llvm::DenseMap<const FieldDecl *, std::vector<Definition>> &FieldCache)
       : ProvenanceWalk(M), FieldCache(FieldCache) {}
 
   MaybeLeaf tensor(const Expr *E, const Stmt *At, unsigned Depth = 0) {
@@ -230,8 +105,8 @@ public:
       return var(dyn_cast<VarDecl>(DRE->getDecl()), At, Depth, Want::Tensor);
     if (const auto *ME = dyn_cast<MemberExpr>(E)) {
       bool Incoming = true;
-      llvm::SmallVector<const Stmt *, 2> Values = eventsReaching(ME, At, Incoming);
-      return anyReaching(Values, Incoming, At, Depth, Want::Tensor, [&] { return field(ME, Depth, Want::Tensor); });
+      llvm::SmallVector<Definition, 2> Defs = reaching(ME, At, Incoming);
+      return anyReaching(Defs, Incoming, At, Depth, Want::Tensor, [&] { return field(ME, Depth, Want::Tensor); });
     }
     if (const auto *CO = dyn_cast<ConditionalOperator>(E)) {
       if (MaybeLeaf L = tensor(CO->getTrueExpr(), At, Depth + 1))
@@ -262,7 +137,7 @@ private:
       return std::nullopt;
     StringRef Name = MD->getName();
     const Expr *Obj = MCE->getImplicitObjectArgument();
-    if (isTensorRecord(MD->getParent())) {
+    if (isTensorClass(MD->getParent())) {
       // `(a * b).requires_grad_()` on a graph-attached result leaves it a non-leaf.
       if (Name == "requires_grad_" || Name == "set_requires_grad")
         return markTurnsOn(MCE) && M.origin(Obj).Kind != TensorOrigin::GraphAttached
@@ -279,7 +154,7 @@ private:
     if (Name == "register_parameter")
       return boolArgument(MCE, 2, Ctx) ? MaybeLeaf(Leaf{LeafKind::Parameter, MCE}) : std::nullopt;
     QualType T = Obj->getType();
-    if ((isStdVector(T) && (Name == "at" || Name == "front" || Name == "back")) ||
+    if ((isRecord(T, "::std::vector") && (Name == "at" || Name == "front" || Name == "back")) ||
         (isOrderedDict(T) && Name == "at") || (isOrderedDictItem(T) && Name == "value"))
       return holder(Obj, At, Depth + 1);
     return returnedBy(MD, MCE, Depth, Want::Tensor);
@@ -293,7 +168,7 @@ private:
     case OO_Subscript:
       if (isTensorType(Obj->getType()))
         return asView(tensor(Obj, At, Depth + 1));
-      if (isStdVector(Obj->getType()) || (isOrderedDict(Obj->getType()) && isTensorType(OCE->getType())))
+      if (isRecord(Obj->getType(), "::std::vector") || (isOrderedDict(Obj->getType()) && isTensorType(OCE->getType())))
         return holder(Obj, At, Depth + 1);
       return std::nullopt;
     case OO_Star:
@@ -302,14 +177,14 @@ private:
         return holder(Obj, At, Depth + 1);
       return std::nullopt;
     default:
-      if (std::optional<InplaceOp> Op = asInplaceOp(OCE); Op && !Op->IsAssignment)
+      if (std::optional<InplaceOp> Op = M.inplaceOp(OCE); Op && !Op->IsAssignment)
         return tensor(Op->Target, At, Depth + 1);
       return std::nullopt;
     }
   }
 
   MaybeLeaf freeCall(const CallExpr *CE, const Stmt *At, unsigned Depth) {
-    if (std::optional<InplaceOp> Op = asInplaceOp(CE))
+    if (std::optional<InplaceOp> Op = M.inplaceOp(CE))
       return tensor(Op->Target, At, Depth + 1);
     const FunctionDecl *FD = CE->getDirectCallee();
     if (FD && !isInSystemHeader(FD))
@@ -335,97 +210,53 @@ private:
            boolArgument(Mark, 0, Mark->getMethodDecl()->getASTContext());
   }
 
-  /// The assignments to, and requires_grad marks on, a \p Target expression in \p Body that
-  /// may reach \p At (AutogradModel::reachingAt; \p Same picks the matches that denote the same
-  /// tensor): the assigned values and the marks, the latest in source order first. \p Start,
-  /// where the value \p Target held before them is given (a local's declaration; null: the
-  /// function's entry), reaching \p At sets \p Incoming.
-  llvm::SmallVector<const Stmt *, 2> eventsReaching(const clang::ast_matchers::internal::Matcher<Expr> &Target,
-                                                   llvm::function_ref<bool(const Expr *)> Same, const Stmt *Body,
-                                                   const Stmt *At, const Stmt *Start, bool &Incoming) {
-    llvm::SmallVector<const Stmt *, 4> Sites;
-    llvm::DenseMap<const Stmt *, const Stmt *> ValueAt;
-    for (const Definition &D : definitionsIn(Body, Target, Ctx))
-      if ((D.K == Definition::Assign || D.K == Definition::Mark) && Same(D.Target) && ValueAt.try_emplace(D.Site, D.Value).second)
-        Sites.push_back(D.Site);
-    if (Start)
-      Sites.push_back(Start);
-    llvm::SmallVector<const Stmt *, 2> Values;
-    Incoming = !Start && llvm::none_of(Sites, [&](const Stmt *S) { return M.runsBeforeOnEveryPath(S, At); });
-    for (const Stmt *Site : llvm::reverse(M.reachingAt(Sites, At))) {
-      if (Site == Start)
-        Incoming = true;
-      else
-        Values.push_back(ValueAt.lookup(Site));
-    }
-    // A declaration with no order to \p At (no CFG holds both) cannot rule its value out.
-    Incoming |= Start && M.reachingAt({Start}, At).empty();
-    return Values;
-  }
-
-  /// `fc->weight.set_requires_grad(false)` earlier in the function: the same member
-  /// expression, spelled the same way, decides.
-  llvm::SmallVector<const Stmt *, 2> eventsReaching(const MemberExpr *ME, const Stmt *At, bool &Incoming) {
-    Incoming = true;
-    const FunctionDecl *FD = enclosingFunction(At, Ctx);
-    if (!FD || !FD->hasBody())
-      return {};
-    return eventsReaching(memberExpr(member(equalsNode(ME->getMemberDecl()))),
-                          [&](const Expr *E) { return sameExpr(E, ME); }, FD->getBody(), At, nullptr, Incoming);
-  }
-
-  /// The leaf one of \p Values (see eventsReaching) gives; with \p Incoming, else the one \p
-  /// Otherwise finds.
-  MaybeLeaf anyReaching(llvm::ArrayRef<const Stmt *> Values, bool Incoming, const Stmt *At, unsigned Depth, Want W,
+  /// The leaf one of \p Defs (see reaching) gives; with \p Incoming, else the one \p Otherwise
+  /// finds.
+  MaybeLeaf anyReaching(llvm::ArrayRef<Definition> Defs, bool Incoming, const Stmt *At, unsigned Depth, Want W,
                         llvm::function_ref<MaybeLeaf()> Otherwise) {
-    for (const Stmt *Value : Values)
-      if (MaybeLeaf L = eventValue(Value, At, Depth, W))
+    for (const Definition &D : Defs)
+      if (MaybeLeaf L = definedValue(D, At, Depth, W))
         return L;
     return Incoming ? Otherwise() : std::nullopt;
   }
 
-  bool sameExpr(const Expr *A, const Expr *B) const {
-    llvm::FoldingSetNodeID IA, IB;
-    strip(A)->Profile(IA, Ctx, /*Canonical=*/true);
-    strip(B)->Profile(IB, Ctx, /*Canonical=*/true);
-    return IA == IB;
+  /// The leaf a definition gives: a mark decides by itself, an assignment by its right-hand side,
+  /// `params.push_back(w)` into a holder by its element.
+  MaybeLeaf definedValue(const Definition &D, const Stmt *At, unsigned Depth, Want W) {
+    const auto *Call = dyn_cast<CallExpr>(D.Value->IgnoreParenImpCasts());
+    const auto *MD = Call ? dyn_cast_or_null<CXXMethodDecl>(Call->getDirectCallee()) : nullptr;
+    StringRef Name = MD && MD->getIdentifier() ? MD->getName() : StringRef();
+    if (D.K == Definition::Insert)
+      return W == Want::Holder && (Name == "push_back" || Name == "emplace_back") && Call->getNumArgs() == 1 &&
+                     isTensorType(Call->getArg(0)->getType())
+                 ? tensor(Call->getArg(0), Call, Depth + 1)
+                 : std::nullopt;
+    if (D.K == Definition::Compound)
+      return std::nullopt;
+    bool Dependent = Call && dependentMemberBase(Call, Name, /*AllowArrow=*/true);
+    if ((Dependent && isMarkName(Name)) ||
+        (isa<CXXMemberCallExpr>(D.Value) && isMarkName(Name) && isTensorClass(MD->getParent())))
+      return W == Want::Tensor && (Dependent ? dependentMarkTurnsOn(Call, Ctx)
+                                             : markTurnsOn(cast<CXXMemberCallExpr>(D.Value)))
+                 ? MaybeLeaf(Leaf{LeafKind::Marked, Call})
+                 : std::nullopt;
+    return want(W, D.Value, At, Depth + 1);
   }
 
-  /// A value an event gave the variable: a mark decides by itself, an assignment by its
-  /// right-hand side.
-  MaybeLeaf eventValue(const Stmt *Value, const Stmt *At, unsigned Depth, Want W) {
-    if (const auto *Mark = dyn_cast<CallExpr>(Value); Mark && isMarkName(unresolvedMemberCallName(Mark)))
-      return W == Want::Tensor && dependentMarkTurnsOn(Mark, Ctx) ? MaybeLeaf(Leaf{LeafKind::Marked, Mark})
-                                                                 : std::nullopt;
-    if (const auto *Mark = dyn_cast<CXXMemberCallExpr>(Value);
-        Mark && Mark->getMethodDecl() && Mark->getMethodDecl()->getIdentifier() &&
-        isMarkName(Mark->getMethodDecl()->getName()) && isTensorRecord(Mark->getMethodDecl()->getParent()))
-      return W == Want::Tensor && markTurnsOn(Mark) ? MaybeLeaf(Leaf{LeafKind::Marked, Mark})
-                                                    : std::nullopt;
-    return want(W, cast<Expr>(Value), At, Depth + 1);
-  }
-
+  /// A variable at \p At: the leaf a definition that reaches At gives (see reaching).
   MaybeLeaf var(const VarDecl *VD, const Stmt *At, unsigned Depth, Want W) {
     if (!VD || !enter(VD))
       return std::nullopt;
-    MaybeLeaf Result = varImpl(VD, At, Depth, W);
+    MaybeLeaf Result;
+    bool Incoming = true;
+    if (!VD->hasLocalStorage()) {
+      Result = VD->getInit() ? want(W, VD->getInit(), At, Depth + 1) : std::nullopt;
+    } else {
+      llvm::SmallVector<Definition, 2> Defs = reaching(VD, At, Incoming);
+      Result = anyReaching(Defs, Incoming, At, Depth, W, [&] { return incoming(VD, At, Depth, W); });
+    }
     leave(VD);
     return Result;
-  }
-
-  MaybeLeaf varImpl(const VarDecl *VD, const Stmt *At, unsigned Depth, Want W) {
-    if (!VD->hasLocalStorage())
-      return VD->getInit() ? want(W, VD->getInit(), At, Depth + 1) : std::nullopt;
-    const auto *Owner = dyn_cast_or_null<FunctionDecl>(VD->getParentFunctionOrMethod());
-    bool Incoming = true;
-    llvm::SmallVector<const Stmt *, 2> Values;
-    if (Owner && Owner->hasBody()) {
-      auto Parents = Ctx.getParents(*VD);
-      const Stmt *Declared = isa<ParmVarDecl>(VD) || Parents.empty() ? nullptr : Parents[0].get<DeclStmt>();
-      Values = eventsReaching(declRefExpr(to(varDecl(equalsNode(VD)))), [](const Expr *) { return true; },
-                              Owner->getBody(), At, Declared, Incoming);
-    }
-    return anyReaching(Values, Incoming, At, Depth, W, [&] { return incoming(VD, At, Depth, W); });
   }
 
   /// What the local \p VD holds before any assignment or mark: a parameter's argument, a loop
@@ -439,25 +270,8 @@ private:
         return frozenBefore(For) ? std::nullopt : holder(Range, For, Depth + 1);
       return isOrderedDictItem(VD->getType()) ? holder(Range, For, Depth + 1) : std::nullopt;
     }
-    if (W == Want::Holder)
-      if (MaybeLeaf L = pushedBefore(VD, At, Depth))
-        return L;
     // A default-constructed tensor is undefined, not a leaf.
     return VD->getInit() ? want(W, VD->getInit(), VD->getInit(), Depth + 1) : std::nullopt;
-  }
-
-  /// `params.push_back(w)` before \p At: the container holds that leaf.
-  MaybeLeaf pushedBefore(const VarDecl *VD, const Stmt *At, unsigned Depth) {
-    for (const Definition &D : definitionsOf(VD, Ctx)) {
-      const auto *Push = dyn_cast<CXXMemberCallExpr>(D.Value);
-      if (D.K != Definition::Insert || Push->getNumArgs() != 1 ||
-          !llvm::is_contained({StringRef("push_back"), StringRef("emplace_back")}, Push->getMethodDecl()->getName()))
-        continue;
-      if (M.mayRunBefore(Push, At) && isTensorType(Push->getArg(0)->getType()))
-        if (MaybeLeaf L = tensor(Push->getArg(0), Push, Depth + 1))
-          return L;
-    }
-    return std::nullopt;
   }
 
   /// `for (auto &p : model->parameters()) p.requires_grad_(false);` earlier in the function
@@ -506,8 +320,6 @@ private:
       return std::nullopt;
     if (const auto *SIL = dyn_cast<CXXStdInitializerListExpr>(E))
       return holder(SIL->getSubExpr(), At, Depth + 1);
-    if (const auto *MTE = dyn_cast<MaterializeTemporaryExpr>(E))
-      return holder(MTE->getSubExpr(), At, Depth + 1);
     if (const auto *IL = dyn_cast<InitListExpr>(E)) {
       for (const Expr *Init : IL->inits())
         if (MaybeLeaf L = want(isTensorType(Init->getType()) ? Want::Tensor : Want::Holder, Init, At, Depth + 1))
@@ -528,7 +340,7 @@ private:
       QualType ObjType = MCE->getImplicitObjectArgument()->getType();
       if ((Name == "parameters" && (isModuleType(ObjType) || isOptimizerType(ObjType))) ||
           (Name == "named_parameters" && isModuleType(ObjType)) ||
-          (Name == "params" && isRecordNamed(MD->getParent(), "OptimizerParamGroup", "optim")))
+          (Name == "params" && hasQualifiedName(MD->getParent(), "::torch::optim::OptimizerParamGroup")))
         return Leaf{LeafKind::Parameter, MCE};
       if (isOrderedDict(ObjType)) // its values(), an item
         return holder(MCE->getImplicitObjectArgument(), At, Depth + 1);
@@ -540,7 +352,7 @@ private:
                  : std::nullopt;
     // `model.parameters()` on a model of dependent type, in a template never instantiated.
     if (const auto *CE = dyn_cast<CallExpr>(E))
-      return CE->getNumArgs() == 0 && unresolvedMemberCallName(CE) == "parameters"
+      return CE->getNumArgs() == 0 && !M.callShape(CE).Resolved && M.callShape(CE).Name == "parameters"
                  ? Leaf{LeafKind::Parameter, CE}
                  : returnedBy(CE->getDirectCallee(), CE, Depth, Want::Holder);
     if (const auto *DRE = dyn_cast<DeclRefExpr>(E))
@@ -570,66 +382,94 @@ private:
     if (!enter(Field))
       return std::nullopt;
     MaybeLeaf Result;
-    const FieldDefs &Defs = defsOf(Field);
-    for (const Expr *Value : Defs.Values)
-      if ((Result = want(W, Value, Value, Depth + 1)))
-        break;
-    if (!Result && W == Want::Tensor)
-      for (const CXXMemberCallExpr *Mark : Defs.Marks)
-        if (markTurnsOn(Mark)) {
-          Result = Leaf{LeafKind::Marked, Mark};
-          break;
-        }
+    // A copy: the walk below may add other fields' definitions to the cache.
+    std::vector<Definition> Defs = defsOf(Field);
+    for (bool Marks : {false, true})
+      for (const Definition &D : Defs)
+        if (!Result && (D.K == Definition::Mark) == Marks && D.K <= Definition::Mark)
+          Result = definedValue(D, D.Value, Depth, W);
     leave(Field);
     return Result;
   }
 
-  const FieldDefs &defsOf(const FieldDecl *Field) {
-    auto It = FieldCache.find(Field);
-    if (It != FieldCache.end())
-      return It->second;
-    FieldDefs Defs;
+  /// What the user field \p Field is given anywhere in this unit: its in-class initializer, then
+  /// for each declaration its assignments and marks, then its constructors' initializers.
+  const std::vector<Definition> &defsOf(const FieldDecl *Field) {
+    auto [It, Inserted] = FieldCache.try_emplace(Field);
+    std::vector<Definition> &Defs = It->second;
+    if (!Inserted)
+      return Defs;
     if (const Expr *Init = Field->getInClassInitializer())
-      Defs.Values.push_back(Init);
-    auto Ref = memberExpr(member(equalsNode(Field)));
-    auto Matcher = stmt(anyOf(
-        cxxOperatorCallExpr(hasOverloadedOperatorName("="), hasArgument(0, ignoringParenImpCasts(Ref)))
-            .bind("assign"),
-        cxxMemberCallExpr(on(ignoringParenImpCasts(Ref)),
-                          callee(cxxMethodDecl(hasAnyName("requires_grad_", "set_requires_grad"))))
-            .bind("mark")));
+      Defs.push_back({Definition::Init, Init, nullptr, Init});
+    auto Function = functionDecl(hasBody(stmt().bind("body"))).bind("fn");
     forEachUserDecl(Ctx, [&](Decl *D) {
-      for (const BoundNodes &B : match(decl(forEachDescendant(Matcher)), *D, Ctx)) {
-        if (const auto *Assign = B.getNodeAs<CXXOperatorCallExpr>("assign"))
-          Defs.Values.push_back(Assign->getArg(1));
-        else if (const auto *Mark = B.getNodeAs<CXXMemberCallExpr>("mark"))
-          Defs.Marks.push_back(Mark);
+      std::vector<Definition> CtorInits;
+      for (const BoundNodes &B : match(decl(eachOf(Function, forEachDescendant(Function))), *D, Ctx)) {
+        for (const Definition &Def : definitionsIn(B.getNodeAs<Stmt>("body"), memberExpr(member(equalsNode(Field))), Ctx))
+          Defs.push_back(Def);
+        if (const auto *Ctor = B.getNodeAs<CXXConstructorDecl>("fn"))
+          for (const CXXCtorInitializer *Init : Ctor->inits())
+            if (Init->isWritten() && Init->getMember() == Field)
+              CtorInits.push_back({Definition::Init, Init->getInit(), nullptr, Init->getInit()});
       }
-      for (const BoundNodes &B :
-           match(decl(forEachDescendant(cxxConstructorDecl().bind("ctor"))), *D, Ctx))
-        for (const CXXCtorInitializer *Init : B.getNodeAs<CXXConstructorDecl>("ctor")->inits())
-          if (Init->isWritten() && Init->getMember() == Field)
-            Defs.Values.push_back(Init->getInit());
+      Defs.insert(Defs.end(), CtorInits.begin(), CtorInits.end());
     });
-    return FieldCache.try_emplace(Field, std::move(Defs)).first->second;
+    return Defs;
   }
 
-  llvm::DenseMap<const FieldDecl *, FieldDefs> &FieldCache;
+  llvm::DenseMap<const FieldDecl *, std::vector<Definition>> &FieldCache;
 };
 
 } // namespace
 
 std::optional<InplaceOp> AutogradModel::inplaceOp(const Expr *E) {
-  if (!E)
+  // `w -= lr * g`, also in a template nobody instantiates; `t[0] = x` (on an rvalue: fill_/copy_),
+  // where `t = x` on an lvalue rebinds the handle.
+  const auto *OCE = dyn_cast_or_null<CXXOperatorCallExpr>(E);
+  const auto *BO = dyn_cast_or_null<BinaryOperator>(E);
+  if ((OCE && OCE->isAssignmentOp() && OCE->getNumArgs() == 2) ||
+      (BO && BO->isCompoundAssignmentOp() && BO->isTypeDependent())) {
+    const Expr *Target = OCE ? OCE->getArg(0) : BO->getLHS();
+    StringRef Spelling = OCE ? getOperatorSpelling(OCE->getOperator()) : BO->getOpcodeStr();
+    const auto *MD = OCE ? dyn_cast_or_null<CXXMethodDecl>(OCE->getDirectCallee()) : nullptr;
+    bool Resolved = OCE && OCE->getDirectCallee();
+    if (Spelling == "<<=" || Spelling == ">>=" || (Resolved ? !MD || !isTensorClass(MD->getParent()) : !mayBeTensor(Target)))
+      return std::nullopt;
+    if (Spelling == "=")
+      return Resolved && MD->getRefQualifier() == RQ_RValue ? std::optional(InplaceOp{Target, "=", "", true})
+                                                            : std::nullopt;
+    return InplaceOp{Target, Spelling.str(), Spelling.drop_back().str(), false};
+  }
+  const auto *Call = dyn_cast_or_null<CallExpr>(E);
+  if (!Call || OCE)
     return std::nullopt;
-  if (const auto *Call = dyn_cast<CallExpr>(E))
-    if (std::optional<InplaceOp> Op = asInplaceOp(Call))
-      return Op;
-  std::optional<InplaceOp> Op = asDependentInplaceOp(E);
+  CallShape Shape = callShape(Call);
+  if (!isInplaceName(Shape.Name))
+    return std::nullopt;
+  StringRef Base = Shape.Name.drop_back(), Member;
+  InplaceOp Op{Shape.Object, Shape.Name.str(), "", false};
+  const auto *MD = dyn_cast_or_null<CXXMethodDecl>(Shape.Callee);
+  if (!Shape.Resolved) { // `w.mul_(scale)` on an object of dependent type
+    if (!dependentMemberBase(Call, Member) || !mayBeTensor(Shape.Object))
+      return std::nullopt;
+  } else if (!MD) {
+    // at::relu_(t) / torch::sigmoid_(t). torch::nn::init::*_ run under their own NoGradGuard
+    // and torch::nn::utils::*_ touch gradients only: both live in nested namespaces.
+    const FunctionDecl *FD = Shape.Callee;
+    if (Call->getNumArgs() == 0 || !isTensorType(Call->getArg(0)->getType()) ||
+        !(hasQualifiedName(FD, ("::at::" + Shape.Name).str()) || hasQualifiedName(FD, ("::torch::" + Shape.Name).str())))
+      return std::nullopt;
+    Op.Target = Call->getArg(0);
+    if (!FD->getDeclContext()->lookup(DeclarationName(&Ctx.Idents.get(Base))).empty())
+      Op.OutOfPlace = "torch::" + Base.str();
+    return Op;
+  } else if (!isTensorClass(MD->getParent()) || !Shape.Object) {
+    return std::nullopt;
+  }
   // An object of dependent type proven a leaf tensor is an at::Tensor.
-  if (Op && Op->OutOfPlace.empty() && isa<CallExpr>(E) &&
-      recordHasMember(tensorClass(Ctx), StringRef(Op->Spelling).drop_back()))
-    Op->OutOfPlace = StringRef(Op->Spelling).drop_back().str();
+  if (recordHasMember(MD ? MD->getParent() : tensorClass(Ctx), Base) ||
+      recordHasMember(recordOf(Op.Target->getType()), Base))
+    Op.OutOfPlace = Base.str();
   return Op;
 }
 

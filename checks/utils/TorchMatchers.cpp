@@ -13,9 +13,7 @@ using namespace clang;
 using namespace clang::ast_matchers;
 
 namespace torchtidy {
-namespace {
 
-/// Whether \p D is named exactly \p Qualified ("::a::b::C"), skipping inline namespaces.
 bool hasQualifiedName(const NamedDecl *D, StringRef Qualified) {
   Qualified.consume_front("::");
   SmallVector<StringRef, 4> Parts;
@@ -32,6 +30,11 @@ bool hasQualifiedName(const NamedDecl *D, StringRef Qualified) {
   return DC && DC->isTranslationUnit();
 }
 
+bool isTensorClass(const CXXRecordDecl *RD) {
+  return hasQualifiedName(RD, names::Tensor) || hasQualifiedName(RD, names::TensorBase);
+}
+
+namespace {
 /// For std::shared_ptr<T> / std::unique_ptr<T> / T*: T; otherwise the type itself.
 QualType pointeeOrSelf(QualType T) {
   T = T.getNonReferenceType().getCanonicalType();
@@ -46,11 +49,6 @@ QualType pointeeOrSelf(QualType T) {
       return Spec->getTemplateArgs()[0].getAsType().getCanonicalType();
   }
   return T;
-}
-
-/// at::Tensor or at::TensorBase, which declares some of its methods.
-bool isTensorClass(const CXXRecordDecl *RD) {
-  return hasQualifiedName(RD, names::Tensor) || hasQualifiedName(RD, names::TensorBase);
 }
 
 bool isModuleRecord(const CXXRecordDecl *RD) {

@@ -25,6 +25,10 @@ namespace torchtidy {
 
 // ---- Type predicates ---------------------------------------------------------------------
 
+/// Whether \p D is named exactly \p Qualified ("::a::b::C"), skipping inline namespaces.
+bool hasQualifiedName(const clang::NamedDecl *D, llvm::StringRef Qualified);
+/// at::Tensor or at::TensorBase, which declares some of its methods.
+bool isTensorClass(const clang::CXXRecordDecl *RD);
 /// The class a type names, looking through aliases, cv-qualifiers and references.
 const clang::CXXRecordDecl *recordOf(clang::QualType T);
 /// Whether \p RD is the class \p QualifiedName ("::ns::Name") or derives from it.

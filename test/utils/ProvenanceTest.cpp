@@ -70,6 +70,14 @@ void options() {
   auto from_options = torch::randn({4}, opts);
   auto plain_options = torch::randn({4}, torch::TensorOptions().requires_grad(false));
 }
+void redefined(Net &net, torch::Tensor x) {
+  auto h = net->forward(x);
+  h = h.detach();
+  auto after = h;
+  auto y = torch::zeros({4}, torch::requires_grad());
+  y = y * 3;
+  auto grown = y;
+}
 template <typename T> void uninstantiated(T t) {
   auto u = t;
   u = t + 1;
@@ -167,6 +175,12 @@ TEST_F(ProvenanceTest, OriginAndItsChainOfDefinitions) {
   EXPECT_EQ(model().origin(lastRef("detached")).Kind, TensorOrigin::Detached);
   ASSERT_EQ(model().origin(lastRef("detached")).Chain.size(), 1u);
   EXPECT_EQ(text(model().origin(lastRef("detached")).Chain[0]), "scaled.detach()");
+}
+
+TEST_F(ProvenanceTest, OriginFollowsTheDefinitionsThatReachTheRead) {
+  // `h = h.detach()` hides the forward before it; `y = y * 3` reads the leaf defined before it.
+  EXPECT_EQ(model().origin(var("after")->getInit()).Kind, TensorOrigin::Detached);
+  EXPECT_EQ(model().origin(var("grown")->getInit()).Kind, TensorOrigin::GraphAttached);
 }
 
 TEST_F(ProvenanceTest, FactoryOptionsBuiltBeforehandAskForGrad) {
