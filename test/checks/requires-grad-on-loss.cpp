@@ -1,6 +1,7 @@
 // RUN: %tidy --checks='-*,torch-requires-grad-on-loss' %s -- %torch_flags 2>&1 | %filecheck %s
 #include <torch/torch.h>
 
+#include <iostream>
 #include <vector>
 
 struct NetImpl : torch::nn::Module {
@@ -144,6 +145,21 @@ void positiveScratchModel(torch::Tensor X, torch::Tensor y) {
   loss.backward();
 }
 
+// Marked, then scaled in place of itself before backward(): the mark reads the cut loss.
+void positiveMarkedThenScaled(Net &net, torch::optim::SGD &opt, torch::Tensor x, torch::Tensor y) {
+  for (int step = 0; step < 10; ++step) {
+    opt.zero_grad();
+    auto loss = torch::mse_loss(net->forward(x), y).detach();
+    loss.requires_grad_();
+    // CHECK: :[[@LINE-1]]:10: warning: requires_grad_() on a loss that does not require grad: '.detach()' cut it from the model's graph
+    // CHECK: :[[@LINE-3]]:17: note: the graph is cut here
+    // CHECK: :[[@LINE-4]]:33: note: the model output it comes from
+    loss = loss / 3;
+    loss.backward();
+    opt.step();
+  }
+}
+
 // ---- negatives ----------------------------------------------------------------------------
 
 // A leaf the user optimizes.
@@ -206,6 +222,17 @@ void negativeAttachedThroughLambdaParameter(Net &net, torch::Tensor x, torch::Te
 }
 
 // Redundant but harmless: the loss is attached already.
+// The local is given the model's attached loss again before backward(): the marked value is
+// never backpropagated.
+void negativeMarkedThenReplaced(Net &net, torch::optim::SGD &opt, torch::Tensor x, torch::Tensor y) {
+  auto loss = torch::mse_loss(net->forward(x), y).detach();
+  loss.requires_grad_();
+  std::cout << loss.item<float>() << std::endl;
+  loss = torch::mse_loss(net->forward(x), y);
+  loss.backward();
+  opt.step();
+}
+
 void negativeAttachedLoss(Net &net, torch::optim::SGD &opt, torch::Tensor x, torch::Tensor y) {
   auto loss = torch::mse_loss(net->forward(x), y);
   loss.requires_grad_(true);
