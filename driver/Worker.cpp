@@ -492,14 +492,19 @@ int runWorker(const Job &J, StringRef OutPath) {
   // compilation database, never from a file found near the sources (which may be stale);
   // an empty one in the pass that builds it, which still records what was asked.
   auto Index = std::make_shared<ProjectIndex>();
-  if (!J.IndexFile.empty()) {
-    Expected<ProjectIndex> Loaded = ProjectIndex::load(J.IndexFile);
-    if (!Loaded) {
-      errs() << "torchtidy: error: " << toString(Loaded.takeError()) << "\n";
+  // Reads the index file at Path into Index; the error, if it cannot.
+  auto LoadIndex = [&Index](StringRef Path) -> std::optional<std::string> {
+    Expected<ProjectIndex> Loaded = ProjectIndex::load(Path);
+    if (!Loaded)
+      return toString(Loaded.takeError());
+    *Index = std::move(*Loaded);
+    return std::nullopt;
+  };
+  if (!J.IndexFile.empty())
+    if (std::optional<std::string> Error = LoadIndex(J.IndexFile)) {
+      errs() << "torchtidy: error: " << *Error << "\n";
       return 3;
     }
-    *Index = std::move(*Loaded);
-  }
   ProjectIndex::setForProcess(Index);
   // Parsed while the TUs it calls into were still being analyzed: the index of those comes
   // once they have finished, before the checks ask it anything.
@@ -515,15 +520,8 @@ int runWorker(const Job &J, StringRef OutPath) {
       AwaitError = J.AwaitFile + ": " + Named.getError().message();
       return;
     }
-    StringRef Path = (*Named)->getBuffer();
-    if (Path.empty())
-      return;
-    Expected<ProjectIndex> Loaded = ProjectIndex::load(Path);
-    if (!Loaded) {
-      AwaitError = toString(Loaded.takeError());
-      return;
-    }
-    *Index = std::move(*Loaded);
+    if (StringRef Path = (*Named)->getBuffer(); !Path.empty())
+      AwaitError = LoadIndex(Path);
   };
 
   // Absolute now: the tool moves the working directory to each command's directory.
