@@ -42,10 +42,11 @@ NO_FIXIT = {
         "the container is a member: the model treats its uses as partly out of sight, so no rewrite",
 }
 PREFIX = "fixit_"
+PROOFS = "proofs.json"
 
 
 def _flags(db, source):
-    """The compile flags of \p source in a compile database, without compiler, -c, -o, file."""
+    """The compile flags of `source` in a compile database, without compiler, -c, -o, file."""
     entry = db.get(str(source))
     if entry is None:
         return None, None
@@ -138,4 +139,26 @@ def prepare(root, out_dir, torchtidy, db1, db2, jobs):
     for (_, dest, _, _), record in zip(work, records):
         if not all(record.get("compiles", {}).values()) or not record.get("compiles"):
             dest.unlink(missing_ok=True)
+    # The proof travels with the copies (scripts/confirm --fixits-from, on a machine without
+    # the analyzer, such as a GPU machine).
+    (out_dir / PROOFS).write_text(json.dumps(records, indent=1) + "\n")
+    return {(r["check"], r["variant"]): r for r in records}
+
+
+def load(root, proof_dir, out_dir):
+    """Takes the copies and the proof that prepare() wrote into proof_dir (on another machine,
+    or earlier) into out_dir; returns prepare()'s records."""
+    proof_dir = proof_dir.resolve()
+    try:
+        records = json.loads((proof_dir / PROOFS).read_text())
+    except (OSError, ValueError) as error:
+        raise ValueError(f"{proof_dir} holds no fix-it proof ({PROOFS}: {error}); "
+                         f"scripts/confirm --fixits writes one into <build dir>/fixits") from None
+    if proof_dir != out_dir.resolve():
+        shutil.rmtree(out_dir, ignore_errors=True)
+        shutil.copytree(proof_dir, out_dir, symlinks=True, ignore=shutil.ignore_patterns("probe"))
+    probe = out_dir / "probe"
+    if probe.is_symlink() or probe.exists():
+        probe.unlink()
+    probe.symlink_to(root / "corpus" / "probe", target_is_directory=True)
     return {(r["check"], r["variant"]): r for r in records}

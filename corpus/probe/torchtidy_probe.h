@@ -28,11 +28,16 @@
 #include <torch/torch.h>
 #include <torch/version.h>
 
-#if defined(__has_feature)
+// GCC says AddressSanitizer with __SANITIZE_ADDRESS__, Clang with __has_feature.
+#if defined(__SANITIZE_ADDRESS__)
+#define TORCHTIDY_PROBE_ASAN 1
+#elif defined(__has_feature)
 #if __has_feature(address_sanitizer)
 #define TORCHTIDY_PROBE_ASAN 1
-#include <sanitizer/asan_interface.h>
 #endif
+#endif
+#ifdef TORCHTIDY_PROBE_ASAN
+#include <sanitizer/asan_interface.h>
 #endif
 
 #ifdef TORCHTIDY_PROBE_CUDA
