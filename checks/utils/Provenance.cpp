@@ -47,6 +47,40 @@ bool requestsGrad(const CallExpr *CE, ASTContext &Ctx) {
   });
 }
 
+std::optional<bool> markFlag(const CallExpr *Mark, ASTContext &Ctx) {
+  StringRef Name;
+  const auto *MD = dyn_cast_or_null<CXXMethodDecl>(Mark->getDirectCallee());
+  if (isa<CXXMemberCallExpr>(Mark) && MD && MD->getIdentifier() && isTensorClass(MD->getParent()))
+    Name = MD->getName();
+  else if (!dependentMemberBase(Mark, Name, /*AllowArrow=*/true))
+    return std::nullopt;
+  if (!isMarkName(Name) || Name == "detach_")
+    return Name == "detach_" ? std::optional(false) : std::nullopt;
+  if (Mark->getNumArgs() == 0 || isa<CXXDefaultArgExpr>(Mark->getArg(0)))
+    return Mark->getNumArgs() != 0 || Name == "requires_grad_";
+  const Expr *Arg = Mark->getArg(0)->IgnoreImplicit();
+  bool Value = false;
+  if (Arg->isValueDependent() || Arg->isTypeDependent() || !Arg->EvaluateAsBooleanCondition(Value, Ctx))
+    return std::nullopt;
+  return Value;
+}
+
+bool isParameterFieldName(StringRef Name) {
+  return Name.contains("weight") || Name.contains("bias") ||
+         llvm::is_contained({StringRef("w_ih"), StringRef("w_hh"), StringRef("b_ih"), StringRef("b_hh")}, Name);
+}
+
+bool listsParameters(const CXXMemberCallExpr *Call) {
+  const CXXMethodDecl *MD = Call->getMethodDecl();
+  if (!MD || !MD->getIdentifier())
+    return false;
+  StringRef Name = MD->getName();
+  QualType ObjType = Call->getImplicitObjectArgument()->getType();
+  return (Name == "parameters" && (isModuleType(ObjType) || isOptimizerType(ObjType))) ||
+         (Name == "named_parameters" && isModuleType(ObjType)) ||
+         (Name == "params" && hasQualifiedName(MD->getParent(), "::torch::optim::OptimizerParamGroup"));
+}
+
 namespace {
 /// `p.requires_grad_(flag)` on an object of dependent type, or with a dependent flag.
 AST_MATCHER_P(CallExpr, dependentMarkOn, clang::ast_matchers::internal::Matcher<Expr>, Object) {
@@ -395,12 +429,8 @@ private:
     if (Name == "toTensor") // TorchScript: module.forward(inputs).toTensor()
       return classify(Obj, Depth + 1);
     if (isTensorMethod(MD, {Name})) {
-      if (Name == "requires_grad_" || Name == "set_requires_grad") {
-        bool On = true;
-        if (MCE->getNumArgs() >= 1 && !isa<CXXDefaultArgExpr>(MCE->getArg(0)))
-          MCE->getArg(0)->EvaluateAsBooleanCondition(On, Ctx);
-        return {On ? TensorOrigin::RequiresGradLeaf : TensorOrigin::Data, MCE};
-      }
+      if (Name == "requires_grad_" || Name == "set_requires_grad")
+        return {markFlag(MCE, Ctx) == true ? TensorOrigin::RequiresGradLeaf : TensorOrigin::Data, MCE};
       if (Name == "detach" || Name == "data" || Name == "variable_data")
         return {TensorOrigin::Detached, MCE};
       if (isNonDifferentiable(Name))
@@ -585,8 +615,7 @@ private:
     if (ME->isArrow() && BaseType->isPointerType())
       BaseType = BaseType->getPointeeType();
     bool OwnerIsModule = isModuleType(QualType(Field->getParent()->getTypeForDecl(), 0)) || isModuleType(BaseType);
-    StringRef Name = Field->getName();
-    if (OwnerIsModule && (Name.contains("weight") || Name.contains("bias")))
+    if (OwnerIsModule && isParameterFieldName(Field->getName()))
       return {TensorOrigin::RequiresGradLeaf, ME};
     return {};
   }
@@ -655,13 +684,11 @@ private:
     return R;
   }
 
-  /// `for (auto &p : model->parameters())`: every element is a parameter.
+  /// `for (auto &p : model->parameters())`: every element is a parameter (see listsParameters).
   OriginResult rangeVar(const VarDecl *VD) {
     const CXXForRangeStmt *For = VD ? rangeForOf(VD, Ctx) : nullptr;
     const auto *MCE = For ? dyn_cast<CXXMemberCallExpr>(For->getRangeInit()->IgnoreUnlessSpelledInSource()) : nullptr;
-    const CXXMethodDecl *MD = MCE ? MCE->getMethodDecl() : nullptr;
-    if (MD && MD->getIdentifier() && MD->getName() == "parameters" &&
-        isModuleType(MCE->getImplicitObjectArgument()->getType()))
+    if (MCE && isTensorType(VD->getType()) && listsParameters(MCE))
       return {TensorOrigin::RequiresGradLeaf, MCE};
     return {};
   }

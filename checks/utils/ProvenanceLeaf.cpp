@@ -62,19 +62,6 @@ const CXXRecordDecl *tensorClass(ASTContext &Ctx) {
   return RD ? RD->getDefinition() : nullptr;
 }
 
-/// Whether such an unresolved mark turns requires_grad on: only a constant flag says so.
-bool dependentMarkTurnsOn(const CallExpr *Mark, ASTContext &Ctx) {
-  StringRef Name;
-  if (!dependentMemberBase(Mark, Name, /*AllowArrow=*/true) || Name == "detach_")
-    return false;
-  if (Mark->getNumArgs() == 0)
-    return Name == "requires_grad_";
-  const Expr *Arg = Mark->getArg(0);
-  bool Value = false;
-  return !Arg->isValueDependent() && !Arg->isTypeDependent() &&
-         Arg->EvaluateAsBooleanCondition(Value, Ctx) && Value;
-}
-
 using Leaf = LeafFact;
 using MaybeLeaf = std::optional<Leaf>;
 
@@ -140,7 +127,7 @@ private:
     if (isTensorClass(MD->getParent())) {
       // `(a * b).requires_grad_()` on a graph-attached result leaves it a non-leaf.
       if (Name == "requires_grad_" || Name == "set_requires_grad")
-        return markTurnsOn(MCE) && M.origin(Obj).Kind != TensorOrigin::GraphAttached
+        return markFlag(MCE, Ctx) == true && M.origin(Obj).Kind != TensorOrigin::GraphAttached
                    ? MaybeLeaf(Leaf{LeafKind::Marked, MCE})
                    : std::nullopt;
       if (isInplaceName(Name)) // returns its object
@@ -205,11 +192,6 @@ private:
     return L;
   }
 
-  static bool markTurnsOn(const CXXMemberCallExpr *Mark) {
-    return Mark->getMethodDecl()->getName() != "detach_" &&
-           boolArgument(Mark, 0, Mark->getMethodDecl()->getASTContext());
-  }
-
   /// The leaf one of \p Defs (see reaching) gives; with \p Incoming, else the one \p Otherwise
   /// finds.
   MaybeLeaf anyReaching(llvm::ArrayRef<Definition> Defs, bool Incoming, const Stmt *At, unsigned Depth, Want W,
@@ -236,9 +218,7 @@ private:
     bool Dependent = Call && dependentMemberBase(Call, Name, /*AllowArrow=*/true);
     if ((Dependent && isMarkName(Name)) ||
         (isa<CXXMemberCallExpr>(D.Value) && isMarkName(Name) && isTensorClass(MD->getParent())))
-      return W == Want::Tensor && (Dependent ? dependentMarkTurnsOn(Call, Ctx)
-                                             : markTurnsOn(cast<CXXMemberCallExpr>(D.Value)))
-                 ? MaybeLeaf(Leaf{LeafKind::Marked, Call})
+      return W == Want::Tensor && markFlag(Call, Ctx) == true ? MaybeLeaf(Leaf{LeafKind::Marked, Call})
                  : std::nullopt;
     return want(W, D.Value, At, Depth + 1);
   }
@@ -287,17 +267,16 @@ private:
       const auto *Other = B.getNodeAs<CXXForRangeStmt>("loop");
       if (Other == For || !sameExpr(Other->getRangeInit(), For->getRangeInit()))
         continue;
-      const Expr *Mark = nullptr;
+      const CallExpr *Mark = nullptr;
       for (const Definition &D :
            definitionsIn(Other->getBody(), declRefExpr(to(varDecl(equalsNode(Other->getLoopVariable())))), Ctx))
         if (D.K == Definition::Mark && !(isa<CXXMemberCallExpr>(D.Value) &&
                                          cast<CXXMemberCallExpr>(D.Value)->getMethodDecl()->getName() == "detach_"))
-          Mark = D.Value;
+          Mark = cast<CallExpr>(D.Value);
       if (!Mark)
         continue;
-      const auto *Resolved = dyn_cast<CXXMemberCallExpr>(Mark);
       Loops.push_back(Other);
-      Freezes[Other] = Resolved ? !markTurnsOn(Resolved) : !dependentMarkTurnsOn(cast<CallExpr>(Mark), Ctx);
+      Freezes[Other] = markFlag(Mark, Ctx) != true;
     }
     llvm::SmallVector<const Stmt *, 2> Reaching = M.reachingAt(Loops, For);
     return !Reaching.empty() && llvm::all_of(Reaching, [&](const Stmt *L) { return Freezes.lookup(L); });
@@ -333,18 +312,12 @@ private:
       return std::nullopt;
     }
     if (const auto *MCE = dyn_cast<CXXMemberCallExpr>(E)) {
-      const CXXMethodDecl *MD = MCE->getMethodDecl();
-      if (!MD || !MD->getIdentifier())
-        return std::nullopt;
-      StringRef Name = MD->getName();
-      QualType ObjType = MCE->getImplicitObjectArgument()->getType();
-      if ((Name == "parameters" && (isModuleType(ObjType) || isOptimizerType(ObjType))) ||
-          (Name == "named_parameters" && isModuleType(ObjType)) ||
-          (Name == "params" && hasQualifiedName(MD->getParent(), "::torch::optim::OptimizerParamGroup")))
+      if (listsParameters(MCE))
         return Leaf{LeafKind::Parameter, MCE};
-      if (isOrderedDict(ObjType)) // its values(), an item
+      if (isOrderedDict(MCE->getImplicitObjectArgument()->getType())) // its values(), an item
         return holder(MCE->getImplicitObjectArgument(), At, Depth + 1);
-      return returnedBy(MD, MCE, Depth, Want::Holder);
+      const CXXMethodDecl *MD = MCE->getMethodDecl();
+      return MD && MD->getIdentifier() ? returnedBy(MD, MCE, Depth, Want::Holder) : std::nullopt;
     }
     if (const auto *OCE = dyn_cast<CXXOperatorCallExpr>(E)) // `dict[0]`
       return OCE->getOperator() == OO_Subscript && isOrderedDict(OCE->getArg(0)->getType())
@@ -369,12 +342,7 @@ private:
     if (!Field)
       return std::nullopt;
     if (isInSystemHeader(Field)) {
-      StringRef Name = Field->getName();
-      bool ParamName = Name.contains("weight") || Name.contains("bias") ||
-                       llvm::is_contained({StringRef("w_ih"), StringRef("w_hh"),
-                                           StringRef("b_ih"), StringRef("b_hh")},
-                                          Name);
-      if (W == Want::Tensor && ParamName && isTensorType(Field->getType()) &&
+      if (W == Want::Tensor && isParameterFieldName(Field->getName()) && isTensorType(Field->getType()) &&
           isModuleType(QualType(Field->getParent()->getTypeForDecl(), 0)))
         return Leaf{LeafKind::Parameter, ME};
       return std::nullopt;

@@ -14,6 +14,8 @@
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallPtrSet.h"
 
+#include <optional>
+
 namespace torchtidy {
 
 /// One question asked of the walk: the model it asks, the one depth budget every question
@@ -82,6 +84,19 @@ bool requestsGrad(const clang::CallExpr *CE, clang::ASTContext &Ctx);
 inline bool isMarkName(llvm::StringRef Name) {
   return Name == "requires_grad_" || Name == "set_requires_grad" || Name == "detach_";
 }
+/// What the mark \p Mark (resolved, or on an object of dependent type) sets requires_grad to:
+/// off for detach_, on when defaulted, the flag when it is a constant; nothing when it is not (a
+/// runtime flag) or Mark is no mark. Every question reads "nothing" as "not on" (precision
+/// first): the origin reads the mark as requires_grad_(false), plain data; it makes no leaf;
+/// a loop that marks a range with it freezes that range.
+std::optional<bool> markFlag(const clang::CallExpr *Mark, clang::ASTContext &Ctx);
+
+/// Whether a module's tensor field called \p Name is one of its parameters: weight, bias and
+/// their variants, an RNN cell's w_ih / w_hh / b_ih / b_hh.
+bool isParameterFieldName(llvm::StringRef Name);
+/// Whether \p Call lists a module's or an optimizer's parameters: module->parameters(),
+/// module->named_parameters(), optimizer.parameters(), param_group.params().
+bool listsParameters(const clang::CXXMemberCallExpr *Call);
 
 } // namespace torchtidy
 

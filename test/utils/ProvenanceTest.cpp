@@ -3,6 +3,7 @@
 #include "TestAST.h"
 #include "utils/AutogradModel.h"
 #include "utils/Provenance.h"
+#include "utils/ProvenanceWalk.h"
 
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 
@@ -78,6 +79,35 @@ void redefined(Net &net, torch::Tensor x) {
   y = y * 3;
   auto grown = y;
 }
+void runtime_flag(bool flag) {
+  auto runtime_marked = torch::randn({3});
+  runtime_marked.requires_grad_(flag);
+  auto runtime_scaled = runtime_marked * 2;
+  runtime_marked.add_(1);
+  auto const_marked = torch::randn({3});
+  const_marked.requires_grad_(true);
+  auto const_scaled = const_marked * 2;
+  const_marked.add_(1);
+}
+struct OwnImpl : torch::nn::Module {
+  OwnImpl() { weight = register_parameter("weight", torch::randn({3})); }
+  torch::Tensor weight, unwritten_bias;
+};
+void fields(torch::nn::Linear &lin, OwnImpl &own) {
+  lin->weight.add_(1);
+  own.weight.add_(1);
+  own.unwritten_bias.add_(1);
+}
+void compound_and_insert(Net &net, torch::Tensor in) {
+  auto acc = torch::zeros({4}, torch::requires_grad());
+  acc += net->forward(in);
+  auto acc_read = acc;
+  acc.mul_(2);
+  std::vector<torch::Tensor> held;
+  held.push_back(torch::ones({3}, torch::requires_grad()));
+  held[0].add_(1);
+  auto element = held[0];
+}
 template <typename T> void uninstantiated(T t) {
   auto u = t;
   u = t + 1;
@@ -115,6 +145,19 @@ protected:
                    ctx());
     EXPECT_FALSE(M.empty()) << Object.str() << "." << Method.str();
     return M.empty() ? nullptr : M.back().getNodeAs<CXXMemberCallExpr>("c");
+  }
+  /// The last call of \p Method on the member \p Field, reached through `->` or through `.`.
+  static const CXXMemberCallExpr *callOnMember(StringRef Field, StringRef Method, bool Arrow) {
+    auto M = match(findAll(cxxMemberCallExpr(on(memberExpr(member(hasName(Field))).bind("m")),
+                                             callee(cxxMethodDecl(hasName(Method))))
+                               .bind("c")),
+                   ctx());
+    const CXXMemberCallExpr *Last = nullptr;
+    for (const BoundNodes &B : M)
+      if (B.getNodeAs<MemberExpr>("m")->isArrow() == Arrow)
+        Last = B.getNodeAs<CXXMemberCallExpr>("c");
+    EXPECT_NE(Last, nullptr) << Field.str() << "." << Method.str();
+    return Last;
   }
   /// The declaration and the writes of \p Name, as reachingAt takes them.
   static llvm::SmallVector<const Stmt *, 4> sitesOf(StringRef Name) {
@@ -242,6 +285,60 @@ TEST_F(ProvenanceTest, LeafFollowsTheDefinitionsThatReach) {
   EXPECT_FALSE(model().leafAt(MulE->getImplicitObjectArgument(), MulE));
   const CXXMemberCallExpr *AddR = callOn("r", "add_");
   EXPECT_FALSE(model().leafAt(AddR->getImplicitObjectArgument(), AddR));
+}
+
+TEST_F(ProvenanceTest, ARuntimeRequiresGradFlagIsNotOn) {
+  // One fact (markFlag): a flag that is not a constant is not known to be on, and no question
+  // reads it as on: the origin stays plain data, the tensor is no leaf; a constant flag is on.
+  EXPECT_EQ(markFlag(callOn("runtime_marked", "requires_grad_"), ctx()), std::nullopt);
+  EXPECT_EQ(model().origin(callOn("runtime_marked", "requires_grad_")).Kind, TensorOrigin::Data);
+  EXPECT_EQ(model().origin(var("runtime_scaled")->getInit()).Kind, TensorOrigin::Data);
+  const CXXMemberCallExpr *AddRuntime = callOn("runtime_marked", "add_");
+  EXPECT_FALSE(model().leafAt(AddRuntime->getImplicitObjectArgument(), AddRuntime));
+  EXPECT_EQ(markFlag(callOn("const_marked", "requires_grad_"), ctx()), std::optional(true));
+  EXPECT_EQ(model().origin(var("const_scaled")->getInit()).Kind, TensorOrigin::GraphAttached);
+  const CXXMemberCallExpr *AddConst = callOn("const_marked", "add_");
+  std::optional<LeafFact> L = model().leafAt(AddConst->getImplicitObjectArgument(), AddConst);
+  ASSERT_TRUE(L);
+  EXPECT_EQ(L->Kind, LeafKind::Marked);
+}
+
+TEST_F(ProvenanceTest, ModuleParameterFields) {
+  // A library module's parameter field (isParameterFieldName): a parameter to both questions.
+  const CXXMemberCallExpr *LibAdd = callOnMember("weight", "add_", /*Arrow=*/true);
+  EXPECT_EQ(model().origin(LibAdd->getImplicitObjectArgument()).Kind, TensorOrigin::RequiresGradLeaf);
+  std::optional<LeafFact> L = model().leafAt(LibAdd->getImplicitObjectArgument(), LibAdd);
+  ASSERT_TRUE(L);
+  EXPECT_EQ(L->Kind, LeafKind::Parameter);
+  // A user module's field registered as a parameter: the leaf question follows its writes.
+  const CXXMemberCallExpr *OwnAdd = callOnMember("weight", "add_", /*Arrow=*/false);
+  L = model().leafAt(OwnAdd->getImplicitObjectArgument(), OwnAdd);
+  ASSERT_TRUE(L);
+  EXPECT_EQ(L->Kind, LeafKind::Parameter);
+  EXPECT_EQ(model().origin(OwnAdd->getImplicitObjectArgument()).Kind, TensorOrigin::RequiresGradLeaf);
+  // One never written in this unit: the origin question, which follows no field's writes, takes
+  // it by its name; the leaf question, which would raise an error on it, has nothing to follow.
+  const CXXMemberCallExpr *Unwritten = callOnMember("unwritten_bias", "add_", /*Arrow=*/false);
+  EXPECT_EQ(model().origin(Unwritten->getImplicitObjectArgument()).Kind, TensorOrigin::RequiresGradLeaf);
+  EXPECT_FALSE(model().leafAt(Unwritten->getImplicitObjectArgument(), Unwritten));
+}
+
+TEST_F(ProvenanceTest, CompoundAssignmentsAndInsertsAsDefinitions) {
+  // `acc += forward(in)` changes the value in place: the origin joins what it adds; the tensor
+  // is still the leaf it was (the leaf question neither finds nor hides a leaf there).
+  EXPECT_EQ(model().origin(var("acc_read")->getInit()).Kind, TensorOrigin::GraphAttached);
+  const CXXMemberCallExpr *Mul = callOn("acc", "mul_");
+  std::optional<LeafFact> L = model().leafAt(Mul->getImplicitObjectArgument(), Mul);
+  ASSERT_TRUE(L);
+  EXPECT_EQ(L->Kind, LeafKind::Created);
+  // `held.push_back(leaf)` defines the container's elements for the leaf question (and the
+  // cut question); the origin question asks about tensors, and an element read back is no
+  // value it follows into the container.
+  const auto *Element = var("element")->getInit()->IgnoreUnlessSpelledInSource();
+  L = model().leafAt(Element, Element);
+  ASSERT_TRUE(L);
+  EXPECT_EQ(L->Kind, LeafKind::Created);
+  EXPECT_NE(model().origin(Element).Kind, TensorOrigin::RequiresGradLeaf);
 }
 
 } // namespace
