@@ -60,7 +60,10 @@ Fate fateOf(const Expr *Call, const Stmt *Scope, AutogradModel &Model) {
                *Scope, Ctx)
              .empty())
       return Fate::Accumulator;
-    return Model.valueEscapes(V, Scope) ? Fate::Kept : Fate::Scratch;
+    FateQuery Kept;
+    Kept.Scope = Scope;
+    Kept.Derived = false;
+    return Model.fateOf(V, Kept) == ValueFate::Escapes ? Fate::Kept : Fate::Scratch;
   };
   const Stmt *Child = Call;
   for (unsigned Steps = 0; Steps < 32; ++Steps) {

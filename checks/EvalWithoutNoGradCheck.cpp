@@ -14,8 +14,6 @@ using namespace torchtidy::matchers;
 namespace torchtidy {
 namespace {
 
-const Stmt *parentStmt(const Stmt *S, ASTContext &Ctx) { return parentOf(S, Ctx).get<Stmt>(); }
-
 /// Gradients switched off another way before \p Loop in its function (grad mode itself is the
 /// model's): parameters frozen with requires_grad_(false) / set_requires_grad(false), a frozen
 /// TorchScript module (torch::jit::freeze / optimize_for_inference).
@@ -94,12 +92,11 @@ fixits::Fixes guardFix(const Stmt *Loop, const FunctionDecl *FD, ASTContext &Ctx
   SourceLocation Begin = Loop->getBeginLoc();
   if (Begin.isMacroID() || Loop->getEndLoc().isMacroID() || !fixits::declaresTorch("NoGradGuard", Ctx))
     return {};
-  const auto *Block = dyn_cast_or_null<CompoundStmt>(parentStmt(Loop, Ctx));
-  bool BeforeLoop = Block && !isa_and_nonnull<SwitchStmt>(parentStmt(Block, Ctx));
+  const CompoundStmt *Block = fixits::enclosingBlock(Loop, Ctx);
+  bool BeforeLoop = Block != nullptr;
   bool After = false;
-  for (const Stmt *S : BeforeLoop ? Block->body() : llvm::iterator_range<Stmt *const *>(nullptr, nullptr)) {
-    if (After && !gradNeutral(S, Ctx))
-      BeforeLoop = false;
+  for (const Stmt *S : Block ? Block->body() : llvm::iterator_range<Stmt *const *>(nullptr, nullptr)) {
+    BeforeLoop = BeforeLoop && (!After || gradNeutral(S, Ctx));
     After = After || S == Loop;
   }
   if (BeforeLoop && FD && FD->hasBody() &&

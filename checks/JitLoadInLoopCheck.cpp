@@ -65,7 +65,7 @@ void JitLoadInLoopCheck::check(const MatchFinder::MatchResult &Result) {
   diag(Hot->Loop->getBeginLoc(), "loop starts here", DiagnosticIDs::Note);
   // `torch::jit::Module m = torch::jit::load(path);` in the loop's body: load it before the loop.
   const DeclStmt *Declaration = fixits::declarationOf(Load, Ctx);
-  if (!Hot->Via && Declaration && parentOf(Declaration, Ctx).get<Stmt>() == loopBody(Hot->Loop))
+  if (!Hot->Via && Declaration)
     if (fixits::Fixes Fix = fixits::hoistBefore(Declaration, Hot->Loop, Ctx); !Fix.empty())
       diag(Declaration->getBeginLoc(), "load it once, before the loop", DiagnosticIDs::Note) << Fix;
 }

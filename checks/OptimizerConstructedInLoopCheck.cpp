@@ -152,7 +152,7 @@ void OptimizerConstructedInLoopCheck::check(const MatchFinder::MatchResult &Resu
   diag(Loop->getBeginLoc(), "loop starts here", DiagnosticIDs::Note);
   // `torch::optim::Adam opt(...);` in the loop's body: construct it before the loop.
   const DeclStmt *Declaration = fixits::declarationOf(Create, Ctx);
-  if (!ViaCall && Declaration && parentOf(Declaration, Ctx).get<Stmt>() == loopBody(Loop))
+  if (!ViaCall && Declaration)
     if (fixits::Fixes Fix = fixits::hoistBefore(Declaration, Loop, Ctx); !Fix.empty())
       diag(Declaration->getBeginLoc(), "construct it once, before the loop", DiagnosticIDs::Note) << Fix;
 }

@@ -66,57 +66,6 @@ bool plainlyOnHost(const Expr *E, AutogradModel &Model) {
   return Model.hostTensorSource(E, Q) != nullptr;
 }
 
-/// Whether the value computed at \p S decides a branch: it sits in a condition or a
-/// comparison, or initialises a local that a condition or comparison later reads.
-bool decidesBranch(const Stmt *S, ASTContext &Ctx, unsigned Depth = 1) {
-  DynTypedNode Child = DynTypedNode::create(*S);
-  for (DynTypedNode P = parentOf(Child, Ctx); !P.getNodeKind().isNone(); Child = P, P = parentOf(P, Ctx)) {
-    const Stmt *C = Child.get<Stmt>();
-    if (const auto *If = P.get<IfStmt>())
-      return C && C == If->getCond();
-    if (const auto *W = P.get<WhileStmt>())
-      return C && C == W->getCond();
-    if (const auto *D = P.get<DoStmt>())
-      return C && C == D->getCond();
-    if (const auto *F = P.get<ForStmt>())
-      return C && C == F->getCond();
-    if (const auto *Sw = P.get<SwitchStmt>())
-      return C && C == Sw->getCond();
-    if (const auto *CO = P.get<ConditionalOperator>(); CO && C == CO->getCond())
-      return true;
-    if (const auto *BO = P.get<BinaryOperator>(); BO && (BO->isComparisonOp() || BO->isLogicalOp()))
-      return true;
-    if (const auto *UO = P.get<UnaryOperator>(); UO && UO->getOpcode() == UO_LNot)
-      return true;
-    if (const auto *Call = P.get<CallExpr>()) {
-      const FunctionDecl *FD = Call->getDirectCallee();
-      if (FD && FD->getIdentifier() && llvm::is_contained(std::initializer_list<StringRef>{"isnan", "isinf", "isfinite"}, FD->getName()))
-        return true;
-    }
-    const VarDecl *Target = nullptr;
-    if (const auto *VD = P.get<VarDecl>())
-      Target = VD;
-    else if (const auto *BO = P.get<BinaryOperator>(); BO && BO->isAssignmentOp())
-      if (const auto *DRE = dyn_cast<DeclRefExpr>(BO->getLHS()->IgnoreParenImpCasts()))
-        Target = dyn_cast<VarDecl>(DRE->getDecl());
-    if (Target) {
-      if (Depth == 0 || !Target->isLocalVarDecl())
-        return false;
-      const FunctionDecl *Fn = enclosingFunction(S, Ctx);
-      if (!Fn || !Fn->getBody())
-        return false;
-      auto Uses = match(findAll(declRefExpr(to(varDecl(equalsNode(Target)))).bind("use")), *Fn->getBody(), Ctx);
-      return llvm::any_of(Uses, [&](const BoundNodes &B) {
-        return decidesBranch(B.getNodeAs<DeclRefExpr>("use"), Ctx, Depth - 1);
-      });
-    }
-    if (P.get<CompoundStmt>() || P.get<Decl>())
-      return false;
-  }
-  return false;
-}
-
-
 } // namespace
 
 SyncInHotLoopCheck::SyncInHotLoopCheck(StringRef Name, clang::tidy::ClangTidyContext *Context)

@@ -147,6 +147,12 @@ struct FateQuery {
   /// A field or global counts as escaping, since other translation units may use it; false: the
   /// uses this unit shows are all there are.
   bool FieldsEscape = true;
+  /// When set, a value kept beyond this statement (a loop or helper body) escapes too: returned,
+  /// or put into a variable or container declared outside it.
+  const clang::Stmt *Scope = nullptr;
+  /// Whether values computed from the held ones (a tensor op's, a call's result) are followed
+  /// too; false: only the objects themselves, through copies, moves and aggregates holding them.
+  bool Derived = true;
 };
 
 /// The node that takes the value of \p E, past the implicit nodes that only carry it (implicit
@@ -156,6 +162,10 @@ struct FateQuery {
 /// The first step of "where does this value go"; null (no kind) at the top of the tree and at a
 /// node shared by a template and its instantiation (several parents: no one user).
 clang::DynTypedNode valueUser(const clang::Expr *E, clang::ASTContext &Ctx, const clang::Stmt **Carried = nullptr);
+/// Whether the value of \p E decides a branch: it is a condition (of an `if`, loop, `switch`,
+/// `?:`), is compared, negated or tested with isnan/isinf/isfinite, or goes into a local that
+/// does so, \p Depth locals deep (valueUser's steps up).
+bool decidesBranch(const clang::Expr *E, clang::ASTContext &Ctx, unsigned Depth = 1);
 /// The variable that receives the value of \p E: the local it initialises (a static or global one
 /// is initialised once: null), or the variable it is assigned to or a smart pointer `reset()` with
 /// (`v = E`, `*p = E`, `p.reset(E)`: `v`, `p`), past what carries it (valueUser) and a few
@@ -203,6 +213,9 @@ struct HostTensorQuery {
   llvm::function_ref<bool(const clang::VarDecl *)> Local;    ///< which locals are followed
   /// When set, only definitions inside it count (a loop body: made in the iteration).
   const clang::Stmt *Scope = nullptr;
+  /// Whether values computed from the held ones (a tensor op's, a call's result) are followed
+  /// too; false: only the objects themselves, through copies, moves and aggregates holding them.
+  bool Derived = true;
 };
 
 /// The settings the model's answers depend on: the CheckOptions every check reads
@@ -383,9 +396,6 @@ public:
   /// body's own statements) neither clears nor reassigns it.
   bool outlivesIteration(const clang::ValueDecl *Container, const clang::Stmt *Loop,
                          const clang::Stmt *Write = nullptr);
-  /// The local \p V, declared in \p Scope (a loop or helper body), is kept beyond it: returned,
-  /// inserted into a container, or put into something declared outside \p Scope.
-  bool valueEscapes(const clang::VarDecl *V, const clang::Stmt *Scope);
   /// \p E as a write into a standard container (`c.push_back(v)`, `c[k] = v`, `c.at(k) = v`),
   /// also unresolved in a template.
   std::optional<ContainerStore> containerStore(const clang::Expr *E);

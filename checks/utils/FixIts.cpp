@@ -59,12 +59,6 @@ Lines linesOf(const Stmt *S, ASTContext &Ctx) {
   return L;
 }
 
-/// A statement whose parent is a `{}` block (not a case label's statement list).
-bool inBlock(const Stmt *S, ASTContext &Ctx) {
-  const auto *Block = parentOf(S, Ctx).get<CompoundStmt>();
-  return Block && !isa_and_nonnull<SwitchStmt>(parentOf(Block, Ctx).get<Stmt>());
-}
-
 /// Whether \p S may be rewritten: written outside any macro, not in a template or in code
 /// instantiated from one.
 bool rewritable(const Stmt *S, ASTContext &Ctx) {
@@ -83,7 +77,7 @@ bool rewritable(const Stmt *S, ASTContext &Ctx) {
 
 /// The lines of \p S when it is a rewritable statement of a `{}` block; else invalid.
 Lines blockLines(const Stmt *S, ASTContext &Ctx) {
-  return rewritable(S, Ctx) && inBlock(S, Ctx) ? linesOf(S, Ctx) : Lines();
+  return rewritable(S, Ctx) && enclosingBlock(S, Ctx) ? linesOf(S, Ctx) : Lines();
 }
 
 /// One indentation step of the code around \p S: its indentation less its block's.
@@ -177,11 +171,16 @@ const DeclStmt *declarationOf(const Expr *Init, ASTContext &Ctx) {
              : nullptr;
 }
 
+const CompoundStmt *enclosingBlock(const Stmt *S, ASTContext &Ctx) {
+  const auto *Block = parentOf(S, Ctx).get<CompoundStmt>();
+  return Block && !isa_and_nonnull<SwitchStmt>(parentOf(Block, Ctx).get<Stmt>()) ? Block : nullptr;
+}
+
 const Stmt *blockStatement(const Stmt *E, ASTContext &Ctx) {
   // Up through expressions only: an expression in a condition, a loop header or a
   // declaration's initializer is no statement of its own.
   for (const Stmt *S = E; S && (S == E || isa<Expr>(S)); S = parentOf(S, Ctx).get<Stmt>())
-    if (inBlock(S, Ctx))
+    if (enclosingBlock(S, Ctx))
       return S;
   return nullptr;
 }
@@ -266,7 +265,8 @@ Fixes hoistBefore(const DeclStmt *DS, const Stmt *Loop, ASTContext &Ctx) {
   using namespace clang::ast_matchers;
   const auto *VD = DS->isSingleDecl() ? dyn_cast<VarDecl>(DS->getSingleDecl()) : nullptr;
   const FunctionDecl *Fn = enclosingFunction(Loop, Ctx);
-  if (!VD || !VD->getIdentifier() || VD->isStaticLocal() || !Fn || !Fn->getBody())
+  if (!VD || !VD->getIdentifier() || VD->isStaticLocal() || !Fn || !Fn->getBody() ||
+      enclosingBlock(DS, Ctx) != loopBody(Loop))
     return {};
   const SourceManager &SM = Ctx.getSourceManager();
   auto Named = [&](const VarDecl *V) { return ignoringParenImpCasts(declRefExpr(to(varDecl(equalsNode(V))))); };

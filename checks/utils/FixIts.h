@@ -29,6 +29,9 @@ std::string sameObjectCall(const clang::CallExpr *Call, llvm::StringRef Method, 
                            clang::ASTContext &Ctx);
 /// The declaration of one variable that \p Init initializes (`T v = Init;`), or null.
 const clang::DeclStmt *declarationOf(const clang::Expr *Init, clang::ASTContext &Ctx);
+/// The `{}` block \p S is a statement of (a switch's body, whose statements follow case labels,
+/// is none), or null.
+const clang::CompoundStmt *enclosingBlock(const clang::Stmt *S, clang::ASTContext &Ctx);
 /// The statement of a `{}` block that contains \p E (\p E itself when it is one), or null.
 const clang::Stmt *blockStatement(const clang::Stmt *E, clang::ASTContext &Ctx);
 
@@ -47,10 +50,10 @@ Fixes insertFirst(const clang::CompoundStmt *Block, llvm::StringRef Code, clang:
 Fixes remove(const clang::Stmt *S, clang::ASTContext &Ctx);
 /// Moves the block statement \p S after the block statement \p After (same file).
 Fixes moveAfter(const clang::Stmt *S, const clang::Stmt *After, clang::ASTContext &Ctx);
-/// Moves the declaration \p DS, a statement of \p Loop's body, before \p Loop, when that
-/// changes no value it computes: one variable, whose name is free in the function, never
-/// assigned or moved from in the loop, initialized from names declared before the loop that
-/// the loop never assigns.
+/// Moves the declaration \p DS, a statement of \p Loop's body (not of a block in it), before
+/// \p Loop, when that changes no value it computes: one variable, whose name is free in the
+/// function, never assigned or moved from in the loop, initialized from names declared before
+/// the loop that the loop never assigns.
 Fixes hoistBefore(const clang::DeclStmt *DS, const clang::Stmt *Loop, clang::ASTContext &Ctx);
 /// `S` -> `{ <First> S }`, one statement a line, one indentation step deeper.
 Fixes wrapInBlock(const clang::Stmt *S, llvm::StringRef First, clang::ASTContext &Ctx);

@@ -1,5 +1,5 @@
 // Loop invariance: whether a value is the same on every iteration, whether a container's
-// contents survive an iteration, whether a local escapes its scope.
+// contents survive an iteration.
 
 #include "utils/AutogradModel.h"
 #include "utils/AutogradModelImpl.h"
@@ -137,36 +137,6 @@ bool AutogradModel::sameEveryIteration(const Expr *E, const Stmt *Loop) {
 
 bool AutogradModel::readsOnlyInvariants(const Expr *E, const Stmt *Loop) {
   return readsInvariants(*this, E, Loop, std::nullopt);
-}
-
-bool AutogradModel::valueEscapes(const VarDecl *V, const Stmt *Scope) {
-  auto Ref = declRefExpr(to(varDecl(equalsNode(V))));
-  auto Named = ignoringParenImpCasts(
-      expr(anyOf(Ref, callExpr(callee(functionDecl(hasAnyName("::std::move", "::std::forward"))),
-                               hasArgument(0, ignoringParenImpCasts(Ref))))));
-  // Through the copy or move a by-value return or argument makes.
-  auto Value = ignoringImplicit(expr(anyOf(Named, cxxConstructExpr(argumentCountIs(1), hasArgument(0, Named)))));
-  auto Insert = cxxMemberCallExpr(callee(cxxMethodDecl(hasAnyName("push_back", "emplace_back", "push_front",
-                                                                  "emplace_front", "insert", "emplace", "push",
-                                                                  "assign", "insert_or_assign"))),
-                                  hasAnyArgument(Value));
-  auto Aggregate = expr(anyOf(initListExpr(hasType(recordDecl()), has(Value)),
-                              callExpr(callee(functionDecl(hasAnyName("::std::make_pair", "::std::make_tuple"))),
-                                       hasAnyArgument(Value))));
-  auto Stores = stmt(anyOf(returnStmt(hasReturnValue(Value)), Insert, Aggregate,
-                           cxxOperatorCallExpr(hasOverloadedOperatorName("="), hasArgument(1, Value),
-                                               hasArgument(0, expr().bind("to")))));
-  for (const BoundNodes &B : match(findAll(Stores.bind("s")), *Scope, Ctx)) {
-    const auto *To = B.getNodeAs<Expr>("to");
-    if (!To)
-      return true;
-    // Assigned to a local of this scope: that local carries it no further than V does.
-    const auto *Local = dyn_cast<DeclRefExpr>(To->IgnoreParenImpCasts());
-    const auto *LocalVar = Local ? dyn_cast<VarDecl>(Local->getDecl()) : nullptr;
-    if (!LocalVar || !LocalVar->hasLocalStorage() || !declaredIn(LocalVar, Scope, Ctx))
-      return true;
-  }
-  return false;
 }
 
 const ValueDecl *AutogradModel::invariantEntity(const Expr *E, const Stmt *Loop) {

@@ -9,6 +9,7 @@
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/ADT/TypeSwitch.h"
 
 using namespace clang;
 using namespace clang::ast_matchers;
@@ -28,7 +29,8 @@ bool isBackward(const FunctionDecl *FD) {
 class FateTracer {
 public:
   FateTracer(AutogradModel &M, const FateQuery &Q)
-      : M(M), Ctx(M.context()), Q(Q), Within(Q.After ? enclosingFunction(Q.After, Ctx) : nullptr) {}
+      : M(M), Ctx(M.context()), Q(Q), Within(Q.After ? enclosingFunction(Q.After, Ctx) : nullptr),
+        ScopeFn(Q.Scope ? enclosingFunction(Q.Scope, Ctx) : nullptr) {}
 
   ValueFate of(const ValueDecl *Root) {
     follow(Root);
@@ -94,6 +96,10 @@ private:
       return;
     }
     const auto *VD = dyn_cast<VarDecl>(D);
+    if (Q.Scope && (!VD || !VD->hasLocalStorage() ||
+                    (VD->getParentFunctionOrMethod() == ScopeFn &&
+                     !isWithin(VD->getLocation(), Q.Scope->getSourceRange(), Ctx.getSourceManager()))))
+      Escaped = true; // kept beyond Q.Scope
     if (Q.FieldsEscape && (isa<FieldDecl>(D) || (VD && !VD->isLocalVarDeclOrParm())))
       outOfSight(); // other translation units may use it
     if (const auto *P = dyn_cast_or_null<ParmVarDecl>(VD);
@@ -179,7 +185,7 @@ private:
             return;
           }
           // A detached copy backpropagates into nothing the holder keeps.
-          if (isTensorMethod(Call->getMethodDecl(), {"detach", "data"}))
+          if (!Q.Derived || isTensorMethod(Call->getMethodDecl(), {"detach", "data"}))
             return;
           Cur = Call;
         } else {
@@ -195,7 +201,9 @@ private:
         Cur = Call;
         continue;
       }
-      if (!canHoldGraph(PE->getType()))
+      if (!canHoldGraph(PE->getType()) ||
+          !(Q.Derived || isa<ImplicitCastExpr, ParenExpr, MaterializeTemporaryExpr, CXXBindTemporaryExpr, FullExpr,
+                             CXXConstructExpr, InitListExpr, CXXFunctionalCastExpr>(PE)))
         return;
       Cur = PE;
     }
@@ -227,7 +235,11 @@ private:
           intoFunction(Call, Callee, Arg);
     if (!FD && !isa<CXXOperatorCallExpr>(Call))
       outOfSight();
-    return canHoldGraph(Call->getType());
+    bool Carries = FD && FD->isInStdNamespace() && FD->getIdentifier() &&
+                   llvm::is_contained({StringRef("move"), StringRef("forward"), StringRef("make_pair"),
+                                       StringRef("make_tuple")},
+                                      FD->getName());
+    return canHoldGraph(Call->getType()) && (Q.Derived || Carries);
   }
 
   void varInitialized(const VarDecl *VD) {
@@ -246,7 +258,7 @@ private:
     const FunctionDecl *FD = enclosingFunction(Ret, Ctx);
     if (!FD)
       return;
-    if (FD == Within) {
+    if (FD == Within || (Q.Scope && FD == ScopeFn)) {
       Escaped = true; // handed to the caller
       return;
     }
@@ -273,6 +285,7 @@ private:
   ASTContext &Ctx;
   const FateQuery &Q;
   const FunctionDecl *Within; ///< Q.After's function
+  const FunctionDecl *ScopeFn; ///< Q.Scope's function
   llvm::SmallVector<const ValueDecl *, 8> Work;
   llvm::SmallPtrSet<const ValueDecl *, 16> Seen;
   /// The calls the walk followed a value into, by the function they run.
@@ -325,6 +338,45 @@ const VarDecl *receivingVariable(const Expr *E, ASTContext &Ctx) {
     Child = Wrapper;
   }
   return nullptr;
+}
+
+bool decidesBranch(const Expr *E, ASTContext &Ctx, unsigned Depth) {
+  const Stmt *Child = E;
+  for (unsigned Steps = 0; Steps < 64; ++Steps) {
+    DynTypedNode User = valueUser(cast<Expr>(Child), Ctx, &Child);
+    if (const auto *S = User.get<Stmt>(); isa_and_nonnull<IfStmt, WhileStmt, DoStmt, ForStmt, SwitchStmt>(S)) {
+      const Stmt *Cond = llvm::TypeSwitch<const Stmt *, const Stmt *>(S)
+                             .Case<IfStmt, WhileStmt, DoStmt, ForStmt, SwitchStmt>([](auto *L) { return L->getCond(); });
+      return Child == Cond;
+    }
+    const auto *CO = User.get<ConditionalOperator>();
+    const auto *BO = User.get<BinaryOperator>();
+    const auto *UO = User.get<UnaryOperator>();
+    const auto *Call = User.get<CallExpr>();
+    const FunctionDecl *Callee = Call ? Call->getDirectCallee() : nullptr;
+    if ((CO && Child == CO->getCond()) || (BO && (BO->isComparisonOp() || BO->isLogicalOp())) ||
+        (UO && UO->getOpcode() == UO_LNot) ||
+        (Callee && Callee->getIdentifier() &&
+         llvm::is_contained({StringRef("isnan"), StringRef("isinf"), StringRef("isfinite")}, Callee->getName())))
+      return true;
+    // Into a local: whether a condition or comparison reads it.
+    const auto *Target = User.get<VarDecl>();
+    if (const auto *Assigned = BO && BO->isAssignmentOp() ? dyn_cast<DeclRefExpr>(BO->getLHS()->IgnoreParenImpCasts())
+                                                          : nullptr)
+      Target = dyn_cast<VarDecl>(Assigned->getDecl());
+    if (Target) {
+      const FunctionDecl *Fn = enclosingFunction(E, Ctx);
+      if (Depth == 0 || !Target->isLocalVarDecl() || !Fn || !Fn->getBody())
+        return false;
+      auto Uses = match(findAll(declRefExpr(to(varDecl(equalsNode(Target)))).bind("use")), *Fn->getBody(), Ctx);
+      return llvm::any_of(
+          Uses, [&](const BoundNodes &B) { return decidesBranch(B.getNodeAs<DeclRefExpr>("use"), Ctx, Depth - 1); });
+    }
+    if (!User.get<Expr>())
+      return false;
+    Child = User.get<Expr>();
+  }
+  return false;
 }
 
 ValueFate AutogradModel::fateOf(const ValueDecl *Holder, const FateQuery &Q) {

@@ -134,6 +134,15 @@ template <typename T> void generic(T &model, torch::Tensor x) {
   y.backward();
 }
 void log_value(torch::Tensor t) { (void)t.item<float>(); }
+void branches(torch::Tensor t) {
+  if (t.sum().item<float>() > 0.5f)
+    return;
+  float logged = t.mean().item<float>();
+  float checked = t.max().item<float>();
+  bool stop = checked > 1.0f;
+  (void)logged;
+  (void)stop;
+}
 void backprop(torch::Tensor t) { t.backward(); }
 void sums(Net &net, torch::Tensor x) {
   torch::Tensor logged_sum = torch::zeros({});
@@ -279,6 +288,7 @@ void scratch_epochs(Net &net, torch::Tensor x, int n) {
     }
   }
 }
+torch::Tensor keeps_nothing(const torch::Tensor &t) { return t.sum(); }
 std::vector<torch::Tensor> keeps(torch::Tensor x) {
   std::vector<torch::Tensor> kept;
   torch::Tensor last;
@@ -290,6 +300,12 @@ std::vector<torch::Tensor> keeps(torch::Tensor x) {
     copy = scratch_local;
     kept.push_back(pushed);
     last = assigned;
+    torch::Tensor summed = x * 2;
+    torch::Tensor helped = x * 3;
+    keeps_nothing(helped);
+    torch::Tensor computed_from = x * 4;
+    kept.push_back(computed_from + 1);
+    summed.sum().backward();
   }
   return kept;
 }
@@ -554,6 +570,15 @@ TEST_F(AutogradModelTest, ValueUser) {
   DynTypedNode User = valueUser(M.front().getNodeAs<Expr>("c"), ctx(), &Carried);
   EXPECT_NE(User.get<CXXForRangeStmt>(), nullptr);
   EXPECT_NE(Carried, nullptr);
+}
+
+TEST_F(AutogradModelTest, DecidesBranch) {
+  // Compared in an `if`'s condition.
+  EXPECT_TRUE(decidesBranch(callOf("item", "branches"), ctx()));
+  // Stored in a local nothing compares; stored in one that is compared.
+  EXPECT_FALSE(decidesBranch(var("logged")->getInit(), ctx()));
+  EXPECT_TRUE(decidesBranch(var("checked")->getInit(), ctx()));
+  EXPECT_FALSE(decidesBranch(var("checked")->getInit(), ctx(), /*Depth=*/0));
 }
 
 TEST_F(AutogradModelTest, LifetimeAndConditions) {
@@ -990,13 +1015,24 @@ TEST_F(AutogradModelTest, ReadsOnlyInvariants) {
   EXPECT_TRUE(model().readsOnlyInvariants(var("every_iter")->getInit(), loopIn("train")));
 }
 
-TEST_F(AutogradModelTest, ValueEscapes) {
+TEST_F(AutogradModelTest, FateBeyondAScope) {
+  auto Escapes = [&](StringRef Var, const Stmt *Scope) {
+    FateQuery Q;
+    Q.Scope = Scope;
+    Q.Derived = false;
+    return model().fateOf(var(Var), Q) == ValueFate::Escapes;
+  };
   const Stmt *Body = loopBody(loopIn("keeps"));
-  EXPECT_TRUE(model().valueEscapes(var("pushed"), Body));
-  EXPECT_TRUE(model().valueEscapes(var("assigned"), Body));
+  EXPECT_TRUE(Escapes("pushed", Body));
+  EXPECT_TRUE(Escapes("assigned", Body));
   // Copied only into another local of the iteration.
-  EXPECT_FALSE(model().valueEscapes(var("scratch_local"), Body));
-  EXPECT_TRUE(model().valueEscapes(var("kept"), function("keeps")->getBody()));
+  EXPECT_FALSE(Escapes("scratch_local", Body));
+  EXPECT_TRUE(Escapes("kept", function("keeps")->getBody()));
+  // Handed to a helper that keeps nothing, or backpropagated: not kept beyond the iteration.
+  EXPECT_FALSE(Escapes("summed", Body));
+  EXPECT_FALSE(Escapes("helped", Body));
+  // Only what is computed from it is kept.
+  EXPECT_FALSE(Escapes("computed_from", Body));
 }
 
 

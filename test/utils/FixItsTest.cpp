@@ -38,6 +38,9 @@ void loops(Opt &param, Tensor a, Tensor b) {
     Tensor reads_n = make(n);
     Tensor reads_a = a;
     a = b;
+    {
+      Opt nested;
+    }
   }
 }
 void tabs(Opt &opt) {
@@ -161,6 +164,14 @@ TEST_F(FixItsTest, HoistsOnlyWhatTheLoopLeavesUnchanged) {
             std::string::npos);
   EXPECT_TRUE(fixits::hoistBefore(declaration("reads_i"), Loop, ctx()).empty()); // the loop's variable
   EXPECT_TRUE(fixits::hoistBefore(declaration("reads_a"), Loop, ctx()).empty()); // assigned in the loop
+  EXPECT_TRUE(fixits::hoistBefore(declaration("nested"), Loop, ctx()).empty());  // not a statement of its body
+}
+
+TEST_F(FixItsTest, EnclosingBlock) {
+  const Stmt *Loop = loopIn("loops");
+  EXPECT_EQ(fixits::enclosingBlock(declaration("fresh"), ctx()), cast<ForStmt>(Loop)->getBody());
+  EXPECT_NE(fixits::enclosingBlock(declaration("nested"), ctx()), cast<ForStmt>(Loop)->getBody());
+  EXPECT_EQ(fixits::enclosingBlock(call("loops", "sink", 2), ctx()), nullptr); // an unbraced if's body
 }
 
 TEST_F(FixItsTest, DeclarationOfAnInitializer) {
