@@ -88,7 +88,8 @@ struct LoopFacts {
 /// Where a statement runs on every iteration of a loop (see AutogradModel::loopRunning).
 struct LoopSite {
   const clang::Stmt *Loop = nullptr; ///< null: none, or in another TU (PerIteration::Across)
-  /// The call in the loop's function (with Across: in Entry) reaching the statement; null: none.
+  /// The call in the loop's function (with Across: in Entry) reaching the statement; null when
+  /// the statement is in that function.
   const clang::CallExpr *Via = nullptr;
 };
 
@@ -145,7 +146,8 @@ struct FateQuery {
 
 /// The node taking the value of \p E past the implicit nodes that carry it (casts, parentheses,
 /// temporaries, cleanups, copies, moves): a variable, call, operand, return or statement.
-/// \p Carried receives that node's child. Empty at the top and under several parents.
+/// \p Carried receives that node's child. Empty at the top and at a node shared by a template and
+/// its instantiation.
 clang::DynTypedNode valueUser(const clang::Expr *E, clang::ASTContext &Ctx, const clang::Stmt **Carried = nullptr);
 /// The variable receiving \p E (past valueUser's carriers, `new`, `std::move`, smart pointer
 /// upcasts): the non-static local it initialises, or `v`/`p` of `v = E`, `*p = E`, `p.reset(E)`.
