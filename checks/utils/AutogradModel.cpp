@@ -1,7 +1,5 @@
-// The per-TU index every other layer of the model stands on: the model's registry, who calls
-// a function, what a call runs, and whether code shows tensors on an accelerator. The other
-// layers live beside it (ExecutionOrder, GradMode, Provenance, LoopEvents, LoopInvariance,
-// LoopOutputs, ValueFate) and only call downwards.
+// The per-TU index the model's other layers (ExecutionOrder, GradMode, Provenance, Loop*,
+// ValueFate) stand on: the model registry, callers, callees, and accelerator evidence.
 
 #include "utils/AutogradModel.h"
 #include "utils/AutogradModelImpl.h"
@@ -37,7 +35,7 @@ AutogradModel &AutogradModel::get(ASTContext &Ctx, const ModelOptions &Options) 
   std::lock_guard<std::mutex> Lock(RegistryMutex);
   llvm::SmallVector<AutogradModel *, 1> &Models = registry()[&Ctx];
   for (AutogradModel *M : Models)
-    if (M->options() == Options)
+    if (M->Opts == Options)
       return *M;
   auto *M = new AutogradModel(Ctx, Options);
   Models.push_back(M);
@@ -86,9 +84,8 @@ const ParmVarDecl *calledParameter(const CallExpr *Call) {
   return Ref ? dyn_cast<ParmVarDecl>(Ref->getDecl()) : nullptr;
 }
 
-/// The one function the callable \p E is: a lambda (its call operator), a local initialised with
-/// one, a function named or taken the address of; through conversions and the construction of a
-/// std::function. Null for anything else (a parameter, a member, a computed callable).
+/// The one function the callable \p E is (a lambda, a local holding one, a function or its
+/// address), through conversions and std::function; null for parameters, members, computed ones.
 const FunctionDecl *callableValue(const Expr *E, unsigned Steps = 8) {
   while (E && Steps--) {
     E = E->IgnoreImplicit()->IgnoreParens();
@@ -171,6 +168,10 @@ llvm::SmallVector<const FunctionDecl *, 2> AutogradModel::calledFunctions(const 
   llvm::SmallVector<const FunctionDecl *, 2> Callees;
   if (FD)
     Callees.push_back(FD);
+  else if (const auto *Lookup = dyn_cast<UnresolvedLookupExpr>(Call->getCallee()->IgnoreParenImpCasts()))
+    for (const NamedDecl *D : Lookup->decls())
+      if (const FunctionDecl *Candidate = D->getAsFunction())
+        Callees.push_back(Candidate);
   return Callees;
 }
 
@@ -379,7 +380,7 @@ const Stmt *lifetimeScope(const VarDecl *VD, ASTContext &Ctx) {
 }
 
 namespace {
-/// Whether \p Fn's own code shows tensors on an accelerator (see mayUseAccelerator).
+/// showsAccelerator, without the index.
 bool showsAcceleratorHere(const FunctionDecl *Fn, ASTContext &Ctx) {
   auto IsDevice = [](const ValueDecl *D) { return isSameOrDerivedFrom(recordOf(D->getType()), names::Device); };
   const auto *MD = dyn_cast<CXXMethodDecl>(Fn);
@@ -421,13 +422,10 @@ bool AutogradModel::showsAccelerator(const FunctionDecl *Fn) {
   bool Shows = showsAcceleratorHere(Fn, Ctx);
   // A loader of another TU that moves its batches to the GPU.
   if (!Shows && Index && Fn->getBody())
-    for (const BoundNodes &B : match(findAll(callExpr().bind("call")), *Fn->getBody(), Ctx)) {
+    Shows = llvm::any_of(match(findAll(callExpr().bind("call")), *Fn->getBody(), Ctx), [&](const BoundNodes &B) {
       std::optional<uint32_t> Facts = indexedFacts(B.getNodeAs<CallExpr>("call")->getDirectCallee());
-      if (Facts && (*Facts & FunctionSummary::Accelerator)) {
-        Shows = true;
-        break;
-      }
-    }
+      return Facts && (*Facts & FunctionSummary::Accelerator);
+    });
   return P->ShowsAccelerator[Fn] = Shows;
 }
 
@@ -453,8 +451,8 @@ bool AutogradModel::mayUseAccelerator(const Stmt *S) {
 }
 
 namespace {
-/// One hostTensorSource question: the locals being followed (a definition that reads its own
-/// variable, `t = t * 2`, adds nothing to what the others say) and the first source found.
+/// One hostTensorSource question: the locals being followed (a definition reading its own
+/// variable, `t = t * 2`, adds nothing) and the first source found.
 class HostWalk : public ProvenanceWalk {
 public:
   HostWalk(AutogradModel &M, const HostTensorQuery &Q) : ProvenanceWalk(M), Q(Q) {}
@@ -508,9 +506,8 @@ private:
     return Any;
   }
 
-  /// A local tensor (or a reference binding a temporary) is on the host when every definition
-  /// that gives it a value and reaches \p Ref (AutogradModel::reachingAt) is. In-place writes
-  /// keep it where it is.
+  /// A local tensor (or reference binding a temporary) is on the host when every definition
+  /// reaching \p Ref (reachingAt) is; in-place writes keep it where it is.
   bool localOnHost(const DeclRefExpr *Ref, unsigned Depth) {
     const auto *VD = dyn_cast<VarDecl>(Ref->getDecl());
     if (!VD || !VD->isLocalVarDecl() || VD->isStaticLocal() || !isTensorType(VD->getType()) ||

@@ -1,9 +1,8 @@
 #ifndef TORCHTIDY_CHECKS_UTILS_AUTOGRADMODEL_H
 #define TORCHTIDY_CHECKS_UTILS_AUTOGRADMODEL_H
 
-// The facts about autograd every check needs, computed lazily and cached per translation unit:
-// who calls a function, statement order (Clang's CFG), grad mode, where a tensor comes from,
-// what a loop does each iteration. A model lives exactly as long as its ASTContext.
+// The autograd facts checks ask for, computed lazily and cached per translation unit (callers,
+// order, grad mode, provenance, loops). A model lives exactly as long as its ASTContext.
 
 #include "utils/ProjectIndex.h"
 #include "utils/Provenance.h"
@@ -38,7 +37,7 @@ struct GradModeFact {
   const clang::Stmt *DecidedBy = nullptr;
 };
 
-/// One call read the same way whether or not it is resolved (templates nobody instantiates).
+/// One call read the same way whether or not it is resolved (uninstantiated templates).
 struct CallShape {
   llvm::StringRef Name;                     ///< `f` in `ns::f(x)`, `m` in `x.m()` / `x->m()`
   const clang::Expr *Object = nullptr;      ///< `x` in `x.m()`; null for free functions and implicit this
@@ -88,10 +87,9 @@ struct LoopFacts {
 
 /// Where a statement runs on every iteration of a loop (see AutogradModel::loopRunning).
 struct LoopSite {
-  /// The loop; null when there is none, or when it is in another translation unit (Across).
-  const clang::Stmt *Loop = nullptr;
-  /// The call in the loop's function (with Across: in Entry) that reaches the statement; null
-  /// when the statement is in that function.
+  const clang::Stmt *Loop = nullptr; ///< null: none, or in another TU (PerIteration::Across)
+  /// The call in the loop's function (with Across: in Entry) reaching the statement; null when
+  /// the statement is in that function.
   const clang::CallExpr *Via = nullptr;
 };
 
@@ -103,8 +101,7 @@ struct PerIteration : LoopSite {
   std::optional<LoopCall> Across;
 };
 
-/// The argument \p Call passes for \p Param of the function it runs (the object of a member
-/// operator call, `step(x)` on a lambda, is skipped); null when it passes none.
+/// The argument \p Call passes for \p Param (skipping a member operator call's object); or null.
 const clang::Expr *argumentFor(const clang::CallExpr *Call, const clang::ParmVarDecl *Param);
 /// The parameter of \p Callee (the function \p Call runs) that \p Arg binds to, or null.
 const clang::ParmVarDecl *parameterFor(const clang::CallExpr *Call, const clang::FunctionDecl *Callee,
@@ -116,10 +113,10 @@ const clang::Expr *throughPointer(const clang::Expr *E);
 clang::ast_matchers::internal::Matcher<clang::Expr> refTo(const clang::ValueDecl *D);
 /// The variable or field \p E names directly: `total`, `this->total_`, `stats.loss`.
 const clang::ValueDecl *namedDecl(const clang::Expr *E);
-/// The variable or field that holds the object \p E denotes as a whole: `acc`, `this->acc_`,
-/// `s.acc` (the object `s`); null for an element (`v[k]`, `*p`) or a computed value.
+/// The variable or field holding the whole object \p E: `acc`, `this->acc_`, `s` of `s.acc`;
+/// null for an element (`v[k]`, `*p`) or a computed value.
 const clang::ValueDecl *objectRoot(const clang::Expr *E);
-/// The variable or field whose lifetime bounds the container \p E: `v` in `v[k]`, `v.at(k)`,
+/// The variable or field whose lifetime bounds the container \p E: `v` of `v[k]`, `v.at(k)`,
 /// `*v`, `v->...`, `v.losses`; the field of `this->losses_`.
 const clang::ValueDecl *containerRoot(const clang::Expr *E);
 
@@ -139,13 +136,11 @@ enum class ValueFate {
 };
 /// Where AutogradModel::fateOf looks.
 struct FateQuery {
-  /// Only the value held after this statement counts, in its function (until a later assignment
-  /// replaces it on every path) and in the functions that code calls: "backpropagated before the
-  /// function returns". Escapes then means handed to the caller (returned, written through a
-  /// parameter). Null: every use, callers included.
+  /// Only the value held after this statement counts, until a later assignment replaces it on
+  /// every path, in its function and what that calls; Escapes then means handed to the caller.
+  /// Null: every use, callers included.
   const clang::Stmt *After = nullptr;
-  /// A field or global counts as escaping, since other translation units may use it; false: the
-  /// uses this unit shows are all there are.
+  /// Fields and globals escape (other TUs may use them); false: this TU shows every use.
   bool FieldsEscape = true;
   /// When set, a value kept beyond this statement (a loop or helper body) escapes too: returned,
   /// or put into a variable or container declared outside it.
@@ -155,22 +150,17 @@ struct FateQuery {
   bool Derived = true;
 };
 
-/// The node that takes the value of \p E, past the implicit nodes that only carry it (implicit
-/// casts, parentheses, temporaries, cleanups, a copy or move): the variable it initialises, the
-/// call, operator or member access it is an operand of, the return, the statement it stands
-/// alone in. \p Carried (optional) receives \p E with those wrappers: the child of that node.
-/// The first step of "where does this value go"; null (no kind) at the top of the tree and at a
-/// node shared by a template and its instantiation (several parents: no one user).
+/// The node taking the value of \p E past the implicit nodes that carry it (casts, parentheses,
+/// temporaries, cleanups, copies, moves): a variable, call, operand, return or statement.
+/// \p Carried receives that node's child. Empty at the top and at a node shared by a template and
+/// its instantiation.
 clang::DynTypedNode valueUser(const clang::Expr *E, clang::ASTContext &Ctx, const clang::Stmt **Carried = nullptr);
 /// Whether the value of \p E decides a branch: it is a condition (of an `if`, loop, `switch`,
 /// `?:`), is compared, negated or tested with isnan/isinf/isfinite, or goes into a local that
 /// does so, \p Depth locals deep (valueUser's steps up).
 bool decidesBranch(const clang::Expr *E, clang::ASTContext &Ctx, unsigned Depth = 1);
-/// The variable that receives the value of \p E: the local it initialises (a static or global one
-/// is initialised once: null), or the variable it is assigned to or a smart pointer `reset()` with
-/// (`v = E`, `*p = E`, `p.reset(E)`: `v`, `p`), past what carries it (valueUser) and a few
-/// expressions that wrap it (a conversion of unique_ptr<Derived> to unique_ptr<Base>, `new`,
-/// `std::move`). Null when the value goes anywhere else.
+/// The variable receiving \p E (past valueUser's carriers, `new`, `std::move`, smart pointer
+/// upcasts): the non-static local it initialises, or `v`/`p` of `v = E`, `*p = E`, `p.reset(E)`.
 const clang::VarDecl *receivingVariable(const clang::Expr *E, clang::ASTContext &Ctx);
 
 /// Whether \p S runs only under an `if`, `switch` or `?:` within \p Scope (its condition included).
@@ -178,7 +168,7 @@ bool underConditionWithin(const clang::Stmt *S, const clang::Stmt *Scope, clang:
 /// \p E as spelled in the source: implicit nodes and parentheses stripped until none is left.
 const clang::Expr *asSpelled(const clang::Expr *E);
 /// Whether \p S runs on every call of its function: under no condition, switch, handler or
-/// lambda, and after no `if` that may return.
+/// lambda, after no `if` that may return.
 bool runsOnEveryCall(const clang::Stmt *S, clang::ASTContext &Ctx);
 
 /// The innermost block, loop or `if` whose end destroys \p VD (a parameter: the function body).
@@ -186,8 +176,8 @@ const clang::Stmt *lifetimeScope(const clang::VarDecl *VD, clang::ASTContext &Ct
 
 /// How the values a loop writes outside itself can reach a backward pass.
 struct LoopOutputs {
-  /// Backpropagated later in the function or by what it calls; or handed out to a caller (for a
-  /// member, another method of the class) that runs a backward pass.
+  /// Backpropagated later in the function, by its callees, or by a caller (for a member: another
+  /// method of the class) they are handed to.
   bool ReachesGradient = false;
   bool Escapes = false;     ///< returned, written through a reference parameter or a member
   bool UsersUnseen = false; ///< handed out where no code that may use them is visible
@@ -196,16 +186,15 @@ struct LoopOutputs {
 /// A value computed from a model output or a loss.
 struct OutputCut {
   const clang::Expr *Output = nullptr; ///< the module forward or loss call it comes from
-  /// What cut every path from it to that graph (`.detach()`, `.item()`, a no-grad guard, a
-  /// tensor made from plain numbers); null while some path is still attached.
+  /// What cut every path to that graph (`.detach()`, `.item()`, no-grad, a tensor of plain
+  /// numbers); null while some path is attached.
   const clang::Stmt *Cut = nullptr;
 };
 
-/// Tensors, IValues, containers, tuples and structs of the program holding them: values
-/// that can keep a graph alive.
+/// Tensors, IValues, and containers, tuples and structs holding them: what can keep a graph alive.
 bool canHoldGraph(clang::QualType T, unsigned Depth = 3);
 
-/// What AutogradModel::hostTensorSource takes beyond LibTorch's own facts. An empty callback
+/// What AutogradModel::hostTensorSource accepts beyond LibTorch's own facts; an empty callback
 /// accepts everything (OnHost: nothing).
 struct HostTensorQuery {
   llvm::function_ref<bool(const clang::CallExpr *)> Factory; ///< which hostFactoryCall()s count
@@ -218,19 +207,15 @@ struct HostTensorQuery {
   bool Derived = true;
 };
 
-/// The settings the model's answers depend on: the CheckOptions every check reads
-/// (docs/options.md). Checks with the same settings share one model, so their facts agree.
+/// The CheckOptions the model's answers depend on (docs/options.md); checks with equal options
+/// share one model, so their facts agree.
 struct ModelOptions {
-  /// How many levels of user functions, lambdas and callers every query follows.
-  unsigned CallDepth = 3;
-  /// Whether templates nobody instantiates are analyzed, by the names of their calls.
-  bool UninstantiatedTemplates = true;
-  /// A call into user code out of sight (no body in this TU, or an unknown object's member in
-  /// an uninstantiated template) whose name this matches (case-insensitively, anywhere) is taken
-  /// to run backward() and step() (`train_step(batch)`, `trainer.update(loss)`).
+  unsigned CallDepth = 3; ///< levels of user functions, lambdas and callers every query follows
+  bool UninstantiatedTemplates = true; ///< analyze templates nobody instantiates, by call names
+  /// A call into user code out of sight whose name this matches (case-insensitively, anywhere)
+  /// runs backward() and step() (`train_step(batch)`, `trainer.update(loss)`).
   std::string TrainingCallNames = "backward|step|train|update|optimi[sz]e|fit";
-  /// Whether calls into other TUs are answered from the project index; false while computing
-  /// the index itself, whose summaries must depend on their own TU only.
+  /// Answer calls into other TUs from the project index; false while building the index.
   bool UseProjectIndex = true;
   /// The index file to read (option ProjectIndex); empty: found upwards from the main file.
   std::string ProjectIndexPath;
@@ -253,49 +238,45 @@ public:
   AutogradModel &operator=(const AutogradModel &) = delete;
 
   clang::ASTContext &context() const { return Ctx; }
-  const ModelOptions &options() const { return Opts; }
-  unsigned depth() const { return Opts.CallDepth; }
   const ProjectIndex *index() const { return Index; } ///< the other TUs' summaries; null when none
   /// The index's FunctionSummary::Fact bits for \p Callee; nullopt when unknown or defined here.
   std::optional<uint32_t> indexedFacts(const clang::FunctionDecl *Callee) const;
-  /// Whether \p Fn's own code shows tensors on an accelerator: a torch::Device parameter or
-  /// field, `.cuda()`, a non-CPU device, a CUDA query, or a call into another TU that does.
+  /// Whether \p Fn's own code shows an accelerator: a torch::Device parameter or field, `.cuda()`,
+  /// a non-CPU device, a CUDA query, or a call into another TU that does.
   bool showsAccelerator(const clang::FunctionDecl *Fn);
 
   // ---- calls and functions ---------------------------------------------------------------
   /// The calls of \p FD (or of any instantiation of its pattern) in user code.
   llvm::ArrayRef<const clang::CallExpr *> callersOf(const clang::FunctionDecl *FD);
-  /// The function a call runs: its callee, the lambda held in the local it calls, or the one
-  /// lambda or function the visible calls pass for the std::function parameter it calls.
+  /// The function a call runs: its callee, the lambda in the local it calls, or the one callable
+  /// the visible calls pass for the std::function parameter it calls.
   const clang::FunctionDecl *calledFunction(const clang::CallExpr *Call);
-  /// Every function a call may run: calledFunction, or, for a call of a std::function parameter
-  /// (`callback(loss)`), each callable the visible calls of its function pass for it.
+  /// Every function a call may run: calledFunction, each callable passed for the parameter, or
+  /// each candidate of a call left unresolved in an uninstantiated template.
   llvm::SmallVector<const clang::FunctionDecl *, 2> calledFunctions(const clang::CallExpr *Call);
   CallShape callShape(const clang::CallExpr *Call);
   /// The first node matching \p M under \p Root (inclusive), following the user functions and
-  /// lambdas it calls \p Depth levels deep (default: depth()).
+  /// lambdas it calls \p Depth levels deep (default: CallDepth).
   const clang::Stmt *findReachable(const clang::Stmt *Root, const StmtMatcher &M,
                                    std::optional<unsigned> Depth = std::nullopt);
-  /// Hands \p Visit \p Root (Fn null), then the bodies of the user functions and lambdas it calls
-  /// \p Depth levels deep, each once and in the order findReachable searches them, until it
+  /// Hands \p Visit \p Root (Fn null), then each body findReachable would search, once, until it
   /// answers true.
   void forEachReachable(const clang::Stmt *Root, unsigned Depth,
                         llvm::function_ref<bool(const clang::Stmt *Body, const clang::FunctionDecl *Fn)> Visit);
 
   // ---- order (the CFG of the enclosing function, built once per function) -----------------
-  /// Whether some path runs \p A and then \p B with none of \p Others in between (same
-  /// function); where no CFG holds both, whether A is the last of them before B in source order.
+  /// Whether some path runs \p A, then \p B, with none of \p Others between; where no CFG holds
+  /// both, whether A is the last of them before B in source order.
   bool mayRunBefore(const clang::Stmt *A, const clang::Stmt *B, llvm::ArrayRef<const clang::Stmt *> Others = {});
   /// Whether some path runs \p A and then \p B without running any of \p Avoid in between.
   bool mayRunBeforeAvoiding(const clang::Stmt *A, const clang::Stmt *B,
                             llvm::ArrayRef<const clang::Stmt *> Avoid);
-  /// Whether a value \p A writes may reach \p B in a later iteration of a loop around \p B (in
-  /// B's function): some path runs A, re-enters the loop's head, then runs B, avoiding \p Avoid.
+  /// Whether some path runs \p A, re-enters the head of a loop around \p B (in B's function),
+  /// then runs B, avoiding \p Avoid: A's write may reach B in a later iteration.
   bool mayRunInLaterIteration(const clang::Stmt *A, const clang::Stmt *B,
                               llvm::ArrayRef<const clang::Stmt *> Avoid);
-  /// Reaching definitions: the statements of \p Sites (the definitions of one variable) some
-  /// path runs before \p At with no other site in between. A lambda counts where it is made;
-  /// where no CFG holds both (an uninstantiated template), the last site in source order.
+  /// Reaching definitions: the \p Sites (of one variable) some path runs before \p At with no
+  /// other site between; a lambda counts where it is made; without a CFG, the last in source order.
   llvm::SmallVector<const clang::Stmt *, 2> reachingAt(llvm::ArrayRef<const clang::Stmt *> Sites,
                                                       const clang::Stmt *At);
   /// Whether every path that reaches \p B runs \p A first (A dominates B).
@@ -305,120 +286,107 @@ public:
   /// Whether autograd records where \p S runs, and what decided it.
   GradModeFact gradModeAt(const clang::Stmt *S);
   bool gradDisabledAt(const clang::Stmt *S) { return gradModeAt(S).Mode == GradMode::Off; }
-  /// The call that starts the thread \p S runs on (`std::thread`, `std::async`, a pool's submit),
-  /// directly or through its callers; null when \p S runs on the thread of the code around it.
+  /// The call starting the thread \p S runs on (`std::thread`, `std::async`, a pool's submit),
+  /// directly or through callers; null: the thread of the code around it.
   const clang::Expr *threadLaunchOf(const clang::Stmt *S);
 
   // ---- provenance (Provenance.h): questions asked of one walk over definitions --------------
-  /// Where the value of \p E comes from, joined over the definitions of the locals it reads
-  /// that reach the read (`p = p.detach();` detaches), with the chain of definitions that
-  /// decided it.
+  /// Where the value of \p E comes from, joined over the reaching definitions of the locals it
+  /// reads (`p = p.detach();` detaches), with the chain of definitions that decided it.
   OriginResult origin(const clang::Expr *E);
   /// origin(), and a value of dependent type read by call names.
   OriginResult originAt(const clang::Expr *E);
-  /// \p E keeps an autograd graph alive: a graph-attached tensor, or an aggregate, pair or
-  /// tuple holding one.
+  /// \p E keeps a graph alive: a graph-attached tensor, or an aggregate or tuple holding one.
   bool isGraphAttached(const clang::Expr *E);
-  /// Whether \p E is computed from a model output or a loss (through locals, containers of
-  /// numbers, user functions' returns), and what cut its graph on every path.
+  /// Whether \p E is computed from a model output or loss (through locals, containers of numbers,
+  /// user functions' returns), and what cut its graph on every path.
   std::optional<OutputCut> outputCut(const clang::Expr *E);
-  /// \p E is a leaf that requires grad: created or marked so, a module parameter, or a
-  /// tensor handed to an optimizer.
+  /// \p E is a leaf requiring grad: created or marked so, a parameter, or handed to an optimizer.
   bool isRequiresGradLeaf(const clang::Expr *E);
-  /// The leaf that requires grad \p E denotes, or views, where \p At runs: locals follow their
-  /// last assignment or mark before \p At; fields, parameters (through callers), containers and
-  /// dictionaries of module parameters are followed too.
+  /// The leaf requiring grad that \p E denotes or views at \p At: a local by its last assignment
+  /// or mark before At; also fields, parameters (through callers), parameter containers.
   std::optional<LeafFact> leafAt(const clang::Expr *E, const clang::Stmt *At);
-  /// \p E is an in-place tensor op (`t.add_(x)`, `t += x`, `at::relu_(t)`, `t[0] = x`), also one
-  /// left unresolved in a template nobody instantiates (recognised by name).
+  /// \p E is an in-place tensor op (`t.add_(x)`, `t += x`, `at::relu_(t)`, `t[0] = x`), also
+  /// unresolved in an uninstantiated template (by name).
   std::optional<InplaceOp> inplaceOp(const clang::Expr *E);
 
   // ---- devices -----------------------------------------------------------------------------
-  /// Whether the code around \p S may put tensors on an accelerator: S's function (and a lambda's
-  /// own) or one of their callers, up to depth() + 1 levels, showsAccelerator().
+  /// Whether code around \p S may use an accelerator: S's function (and a lambda's own) or a
+  /// caller, up to CallDepth + 1 levels, showsAccelerator().
   bool mayUseAccelerator(const clang::Stmt *S);
-  /// Where the tensor \p E was made, when every path plainly starts on the host: a
-  /// hostFactoryCall or what \p Q.OnHost accepts, followed back through tensor methods that keep
-  /// a tensor where it is, operators whose tensor operands are all on the host, and the
-  /// definitions of locals that reach the read (reachingAt). Null otherwise.
+  /// Where the tensor \p E was made when every path starts on the host (a hostFactoryCall or
+  /// \p Q.OnHost), through device-keeping tensor methods, operators on host operands and reaching
+  /// definitions of locals; else null.
   const clang::Expr *hostTensorSource(const clang::Expr *E, const HostTensorQuery &Q = {});
 
   // ---- loops -------------------------------------------------------------------------------
   /// The innermost loop whose body contains \p S (through lambdas defined in it), or null.
-  const clang::Stmt *enclosingLoop(const clang::Stmt *S);
+  const clang::Stmt *enclosingLoop(const clang::Stmt *S) { return S ? torchtidy::enclosingLoop(S, Ctx) : nullptr; }
   /// What \p Loop runs each iteration (body, condition, increment), and so what kind of loop it is.
   const LoopFacts &loop(const clang::Stmt *Loop);
   /// The events \p Root runs, in source order, directly or through the functions it calls.
   llvm::ArrayRef<LoopEvent> eventsIn(const clang::Stmt *Root);
   /// The statements that are event \p K, also by name in an uninstantiated template. ZeroGrad is
-  /// gradClearing(); Forward excludes LibTorch's parameter-free modules (isParameterFreeForward).
+  /// gradClearing(); Forward excludes isParameterFreeForward modules.
   static StmtMatcher event(LoopEventKind K);
   /// The statements of \p Root that run event \p K (eventsIn's Sites), each once.
   llvm::SmallVector<const clang::Stmt *, 4> sitesIn(const clang::Stmt *Root, LoopEventKind K);
   /// The calls of \p Fn made in a loop of their own function, with that loop (Via: the call).
   llvm::SmallVector<LoopSite, 4> callsInLoops(const clang::FunctionDecl *Fn);
-  /// The loop (and its call of the helper, Via) that keeps what \p Write puts into \p Kept across
-  /// calls: one that the argument or captured local outlives; for a field or global, loopAround.
+  /// The loop (and its call of the helper, Via) keeping what \p Write puts into \p Kept across
+  /// calls: one the argument or captured local outlives; for a field or global, loopAround.
   LoopSite loopKeeping(const clang::Stmt *Write, const clang::ValueDecl *Kept);
   /// The innermost training loop around \p S, in its function or around a caller.
   const clang::Stmt *trainingLoopOf(const clang::Stmt *S);
-  /// The first event of one of \p Kinds that \p Loop runs at its own level (atOwnLevel: an epoch
-  /// loop around the batch loop does not run its backward()); null when none.
+  /// The first event of \p Kinds that \p Loop runs at its own level (atOwnLevel), or null.
   const LoopEvent *ownLevelEvent(const clang::Stmt *Loop, llvm::ArrayRef<LoopEventKind> Kinds);
-  /// Whether \p E runs once per run of \p Loop's body (null: of the function's body), not in a
-  /// loop nested in it nor in a loop of the helper that runs it (here or in another TU).
+  /// Whether \p E runs once per run of \p Loop's body (null: the function's), not in a nested
+  /// loop nor in a loop of the helper running it (here or in another TU).
   bool atOwnLevel(const LoopEvent &E, const clang::Stmt *Loop);
-  /// The innermost loop around \p S, or around a call of its function (up to depth() callers),
-  /// with an ownLevelEvent of \p Kinds; Via: the call that reaches S.
+  /// The innermost loop around \p S or a call of its function (up to CallDepth callers) with an
+  /// ownLevelEvent of \p Kinds; Via: the call that reaches S.
   LoopSite loopRunning(const clang::Stmt *S, llvm::ArrayRef<LoopEventKind> Kinds);
-  /// How often \p S runs per iteration of \p Loop (LoopEvent::Every). `if (i % k)` skipping one
-  /// iteration in k, and a condition the same on every iteration (`if (verbose)`), count as 1.
+  /// How often \p S runs per iteration of \p Loop (LoopEvent::Every); `if (i % k)` and a condition
+  /// the same every iteration (`if (verbose)`) count as 1.
   unsigned everyNth(const clang::Stmt *S, const clang::Stmt *Loop);
-  /// The innermost loop (any, or with an ownLevelEvent of \p Kinds) around \p S or a caller that
-  /// runs S on every iteration (everyNth 1 on the way); with \p AcrossTUs, else another TU's
-  /// loop that calls S's function on every iteration (PerIteration::Across; Loop is null).
+  /// The innermost loop (with an ownLevelEvent of \p Kinds, if any) around \p S or a caller that
+  /// runs S every iteration; with \p AcrossTUs, else another TU's loop that does (Across).
   std::optional<PerIteration> perIterationLoop(const clang::Stmt *S, llvm::ArrayRef<LoopEventKind> Kinds = {},
                                                bool AcrossTUs = false);
-  /// Whether each iteration of \p Loop is a step: it runs backward() or step() at its own level,
-  /// or a forward when no nested loop trains. An epoch loop around a step loop is not.
+  /// Whether each iteration of \p Loop is a step: backward() or step() at its own level, or a
+  /// forward when no nested loop trains (an epoch loop around a step loop is not).
   bool iteratesSteps(const clang::Stmt *Loop);
-  /// Whether \p E has the same value on every iteration of \p Loop: it reads only invariants and
-  /// locals of the loop initialised from them, and calls no user function.
+  /// Whether \p E is the same every iteration of \p Loop: it reads only invariants and loop locals
+  /// initialised from them, and calls no user function.
   bool sameEveryIteration(const clang::Expr *E, const clang::Stmt *Loop);
-  /// Every variable and field \p E reads (through calls' arguments only) is an invariantEntity of
-  /// \p Loop; a helper's locals and parameters are computed per call, so they are not.
+  /// Every variable and field \p E reads (through call arguments only) is an invariantEntity of
+  /// \p Loop (a helper's locals and parameters are not).
   bool readsOnlyInvariants(const clang::Expr *E, const clang::Stmt *Loop);
-  /// The variable or field \p E names (`x`, `model->`, `s.field`) when it is declared outside
-  /// \p Loop and no iteration writes it (step() writes the optimizer's tensors); else null.
+  /// The variable or field \p E names (`x`, `model->`, `s.field`) if declared outside \p Loop and
+  /// written by no iteration (step() writes the optimizer's tensors); else null.
   const clang::ValueDecl *invariantEntity(const clang::Expr *E, const clang::Stmt *Loop);
-  /// What \p Write (null: any write) puts into \p Container survives into the next iteration of
-  /// \p Loop: declared outside it, and some path from \p Write around the loop (null: the loop
-  /// body's own statements) neither clears nor reassigns it.
+  /// What \p Write (null: any) puts into \p Container, declared outside \p Loop, survives into
+  /// the next iteration: some path from Write around the loop neither clears nor reassigns it.
   bool outlivesIteration(const clang::ValueDecl *Container, const clang::Stmt *Loop,
                          const clang::Stmt *Write = nullptr);
   /// \p E as a write into a standard container (`c.push_back(v)`, `c[k] = v`, `c.at(k) = v`),
   /// also unresolved in a template.
   std::optional<ContainerStore> containerStore(const clang::Expr *E);
-  /// What later becomes of the values \p Holder (a variable, field or container) holds,
-  /// followed through variables, containers, tensor ops, the user functions they are handed to
-  /// and the callers they are returned to, where \p Q looks.
+  /// What becomes of the values \p Holder (variable, field, container) holds, followed through
+  /// variables, containers, tensor ops, callees and callers, where \p Q looks.
   ValueFate fateOf(const clang::ValueDecl *Holder, const FateQuery &Q = {});
 
-  /// What the graph-holding values \p Loop writes outside itself can feed, following them
-  /// (flow-sensitively: a later assignment of a new value ends the trail) to gradient
-  /// consumers, returns, out-parameters and members.
+  /// What the graph-holding values \p Loop writes outside itself feed (until reassigned):
+  /// gradient consumers, returns, out-parameters, members.
   LoopOutputs loopOutputs(const clang::Stmt *Loop);
   /// The outermost function (not a lambda) whose body contains \p S.
   const clang::FunctionDecl *outermostFunction(const clang::Stmt *S);
-  /// backward(), optimizer step() or torch::autograd::grad(): what needs a recorded graph (in a
-  /// template nobody instantiates, also by name).
+  /// What needs a recorded graph: backward(), step(), torch::autograd::grad() (also by name).
   StmtMatcher gradientConsumer();
-  /// \p Call goes into user code out of sight (no body in this translation unit, or a member
-  /// of an object of unknown type in a template nobody instantiates) and is named like a
-  /// training step (ModelOptions::TrainingCallNames): assume it backpropagates and steps.
+  /// \p Call goes into user code out of sight (no body here, or an unknown object's member in an
+  /// uninstantiated template) named like ModelOptions::TrainingCallNames: assume it trains.
   bool isOpaqueTrainingCall(const clang::CallExpr *Call);
-  /// What needs a recorded graph as far as this unit can tell: a gradientConsumer() or an
-  /// opaque training call.
+  /// A gradientConsumer() or an opaque training call.
   StmtMatcher trainingCall();
 
 private:
@@ -427,7 +395,7 @@ private:
   /// Whether loopAround climbs from a lambda's body to its calls, and not through recursion.
   enum Climb : unsigned { ThroughLambdaCalls = 1, NotThroughRecursion = 2 };
   /// The one "the loop here, else the caller's" walk: the innermost loop around \p S or a call
-  /// of its function (callers up to depth(), as \p How allows) that \p Judge takes, seeing the
+  /// of its function (callers up to CallDepth, as \p How allows) that \p Judge takes, seeing the
   /// path (S and one call per function); else what \p Beyond answers (depth left, path).
   std::optional<PerIteration>
   loopAround(const clang::Stmt *S,

@@ -1,5 +1,4 @@
-// The order layer: in which order statements of one function may run, on Clang's CFG, built
-// once per function.
+// The order layer: in which order a function's statements may run, on its CFG (built once).
 
 #include "utils/AutogradModel.h"
 #include "utils/AutogradModelImpl.h"
@@ -20,7 +19,7 @@ using namespace clang::ast_matchers;
 namespace torchtidy {
 
 namespace {
-/// The CFG of the function whose body holds \p S (the lambda's, inside a lambda).
+/// The CFG of \p FD and its statements' positions, cached in \p Cache.
 FunctionOrder *orderOf(const FunctionDecl *FD, ASTContext &Ctx,
                        llvm::DenseMap<const FunctionDecl *, std::unique_ptr<FunctionOrder>> &Cache) {
   if (!FD || !FD->hasBody())
@@ -55,8 +54,7 @@ std::optional<std::pair<const CFGBlock *, unsigned>> positionOf(const Stmt *S, c
     const Stmt *Cur = N.get<Stmt>();
     if (!Cur)
       return std::nullopt;
-    auto It = O.Position.find(Cur);
-    if (It != O.Position.end())
+    if (auto It = O.Position.find(Cur); It != O.Position.end())
       return It->second;
   }
   return std::nullopt;
@@ -64,8 +62,7 @@ std::optional<std::pair<const CFGBlock *, unsigned>> positionOf(const Stmt *S, c
 
 using Position = std::pair<const CFGBlock *, unsigned>;
 
-/// \p A and \p B in the order of the one function that holds both: its CFG and their
-/// positions; nothing when they are in different functions or either is not in the CFG.
+/// The CFG of the one function holding \p A and \p B, and their positions in it; else none.
 struct PairInOrder {
   FunctionOrder *O;
   Position A, B;
@@ -82,8 +79,8 @@ std::optional<PairInOrder> inOneOrder(const Stmt *A, const Stmt *B, ASTContext &
   return PairInOrder{O, *PA, *PB};
 }
 
-/// Where no CFG holds both (a template nobody instantiates): \p A is the last of \p A and \p
-/// Others before \p B in source order.
+/// Without a CFG (an uninstantiated template): \p A is the last of A and \p Others before \p B
+/// in source order.
 bool sourceOrderReaches(const Stmt *A, const Stmt *B, ArrayRef<const Stmt *> Others, const SourceManager &SM) {
   auto Before = [&](const Stmt *X, const Stmt *Y) {
     return SM.isBeforeInTranslationUnit(X->getEndLoc(), Y->getBeginLoc());

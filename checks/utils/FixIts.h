@@ -1,10 +1,9 @@
 #ifndef TORCHTIDY_CHECKS_UTILS_FIXITS_H
 #define TORCHTIDY_CHECKS_UTILS_FIXITS_H
 
-// The edits torchtidy's fix-its are made of. Each one returns the hints of a rewrite it is
-// certain of, or none: no edit inside a macro, a template (pattern or instantiation), a
-// statement that is not a direct child of a `{}` block, or a statement that shares its lines
-// with another. Inserted lines take the indentation of the line they go next to.
+// The edits of torchtidy's fix-its. Each returns the hints of a rewrite it is certain of, or
+// none: never in a macro, a template (pattern or instantiation), a statement that is not a
+// direct child of a `{}` block or shares its lines. Inserted lines take their neighbour's indent.
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Stmt.h"
@@ -22,9 +21,8 @@ bool needsParens(const clang::Expr *E);
 llvm::StringRef sourceText(const clang::Stmt *S, clang::ASTContext &Ctx);
 /// Whether the translation unit declares `torch::<Name>` (`NoGradGuard`): a fix may name it.
 bool declaresTorch(llvm::StringRef Name, clang::ASTContext &Ctx);
-/// `obj.Method()` / `obj->Method()` on the object \p Call is made on (`obj.step()` ->
-/// `obj.zero_grad()`), when that object is a named variable declared before \p Scope or a
-/// member of `this`; else empty.
+/// `obj.Method()` / `obj->Method()` on the object of \p Call (`obj.step()` -> `obj.zero_grad()`)
+/// when it is a variable declared before \p Scope or a member of `this`; else empty.
 std::string sameObjectCall(const clang::CallExpr *Call, llvm::StringRef Method, const clang::Stmt *Scope,
                            clang::ASTContext &Ctx);
 /// The declaration of one variable that \p Init initializes (`T v = Init;`), or null.
@@ -50,10 +48,9 @@ Fixes insertFirst(const clang::CompoundStmt *Block, llvm::StringRef Code, clang:
 Fixes remove(const clang::Stmt *S, clang::ASTContext &Ctx);
 /// Moves the block statement \p S after the block statement \p After (same file).
 Fixes moveAfter(const clang::Stmt *S, const clang::Stmt *After, clang::ASTContext &Ctx);
-/// Moves the declaration \p DS, a statement of \p Loop's body (not of a block in it), before
-/// \p Loop, when that changes no value it computes: one variable, whose name is free in the
-/// function, never assigned or moved from in the loop, initialized from names declared before
-/// the loop that the loop never assigns.
+/// Moves the declaration \p DS, a statement of \p Loop's body (not of a block in it), before the
+/// loop when no value changes: one variable, its name free in the function, never assigned or
+/// moved from in the loop, initialized from names declared before the loop that it never assigns.
 Fixes hoistBefore(const clang::DeclStmt *DS, const clang::Stmt *Loop, clang::ASTContext &Ctx);
 /// `S` -> `{ <First> S }`, one statement a line, one indentation step deeper.
 Fixes wrapInBlock(const clang::Stmt *S, llvm::StringRef First, clang::ASTContext &Ctx);

@@ -53,12 +53,10 @@ bool constructsThread(const FunctionDecl *FD) {
          firstIsThread(FD->getTemplateSpecializationArgs());
 }
 
-/// The call that runs \p Callable (a lambda, or a reference to a function or to a variable
-/// holding a closure) on another thread, whose grad mode starts on whatever the creating
-/// thread's guards say: `std::thread` / `std::jthread`, `std::async`, a thread pool's submit
-/// (names::ThreadPoolSubmitMethods), a thread emplaced into a container or made by
-/// std::make_unique, a cpp-httplib server's handler. (at::launch copies the
-/// caller's thread-local state, grad mode included, so it is no boundary.)
+/// The call running \p Callable (a lambda, or a reference to a function or closure variable) on
+/// another thread, where grad mode starts on whatever the creating thread's guards say:
+/// `std::thread`/`jthread` (also emplaced or made by make_unique), `std::async`, a pool's submit
+/// (names::ThreadPoolSubmitMethods), a cpp-httplib handler. (at::launch copies grad mode.)
 const Expr *threadLaunching(const Expr *Callable, ASTContext &Ctx) {
   DynTypedNode N = DynTypedNode::create(*Callable);
   for (unsigned Steps = 0; Steps < 6; ++Steps) {
@@ -89,9 +87,6 @@ const Expr *threadLaunching(const Expr *Callable, ASTContext &Ctx) {
   return nullptr;
 }
 
-} // namespace
-
-namespace {
 /// The last `GradMode::set_enabled(...)` in \p Body before \p S, in source order.
 const CallExpr *lastSwitchBefore(const Stmt *Body, const Stmt *S, ASTContext &Ctx) {
   const SourceManager &SM = Ctx.getSourceManager();
@@ -115,9 +110,9 @@ const VarDecl *variableHolding(const CXXMethodDecl *CallOperator, ASTContext &Ct
 
 } // namespace
 
-/// The nearest guard in an enclosing block decides; then, at the boundary of each function
-/// (a lambda's body is walked on into its definition), a GradMode switch earlier in it, a
-/// guarded caller, or a guarded place that hands the function over.
+/// The nearest guard in an enclosing block decides; then, at each function's boundary (a lambda
+/// continues into its definition), an earlier GradMode switch, a guarded caller, or a guarded
+/// place that hands the function over.
 GradModeFact AutogradModel::gradModeIn(const Stmt *S, unsigned Depth) {
   DynTypedNode Child = DynTypedNode::create(*S);
   for (DynTypedNode Parent = parentOf(Child, Ctx); !Parent.getNodeKind().isNone();
@@ -175,9 +170,8 @@ GradModeFact AutogradModel::gradModeIn(const Stmt *S, unsigned Depth) {
   return {GradMode::On, nullptr};
 }
 
-/// The references that hand \p FD over rather than call it (`model->apply(init_weights)`,
-/// `std::thread(worker)`): to the function, or to the variable holding the closure or
-/// std::function of a lambda.
+/// The references handing \p FD over rather than calling it (`model->apply(init_weights)`,
+/// `std::thread(worker)`): to the function, or to the variable holding a lambda's closure.
 llvm::ArrayRef<const DeclRefExpr *> AutogradModel::handedOver(const FunctionDecl *FD) {
   auto [It, Inserted] = P->HandedOver.try_emplace(FD);
   if (!Inserted)
@@ -223,8 +217,8 @@ const Expr *AutogradModel::handedToThread(const FunctionDecl *FD, const LambdaEx
   return nullptr;
 }
 
-/// A function handed over rather than called runs where it is handed over: the first such
-/// use inside a no-grad scope (one handed to another thread runs there instead).
+/// A function handed over runs where it is handed over: the first such use under no-grad
+/// (unless handed to another thread).
 const Stmt *AutogradModel::handedOverUnderNoGrad(const FunctionDecl *FD, unsigned Depth) {
   // Null while it is computed: a recursive question answers "none".
   if (auto [It, Inserted] = P->HandedOverUnderNoGrad.try_emplace(FD, nullptr); !Inserted)

@@ -74,18 +74,6 @@ llvm::SmallVector<const Stmt *, 3> perIterationParts(const Stmt *Loop) {
   return Parts;
 }
 
-/// The user functions a call may run (calledFunctions: also the lambdas a std::function
-/// parameter is passed); for a call left unresolved in a template nobody instantiates, every candidate.
-llvm::SmallVector<const FunctionDecl *, 2> possibleCallees(AutogradModel &M, const CallExpr *Call) {
-  llvm::SmallVector<const FunctionDecl *, 2> Callees = M.calledFunctions(Call);
-  const auto *Lookup = dyn_cast<UnresolvedLookupExpr>(Call->getCallee()->IgnoreParenImpCasts());
-  if (Callees.empty() && Lookup)
-    for (const NamedDecl *D : Lookup->decls())
-      if (const FunctionDecl *FD = D->getAsFunction())
-        Callees.push_back(FD);
-  return Callees;
-}
-
 } // namespace
 
 const LoopEvent *LoopFacts::first(LoopEventKind K) const {
@@ -94,8 +82,6 @@ const LoopEvent *LoopFacts::first(LoopEventKind K) const {
       return &E;
   return nullptr;
 }
-
-const Stmt *AutogradModel::enclosingLoop(const Stmt *S) { return S ? torchtidy::enclosingLoop(S, Ctx) : nullptr; }
 
 namespace {
 AST_MATCHER(Stmt, parameterFreeForward) { return isParameterFreeForward(&Node); }
@@ -152,7 +138,7 @@ llvm::ArrayRef<LoopEvent> AutogradModel::eventsIn(const Stmt *Root) {
     const auto *Call = dyn_cast<CallExpr>(S);
     if (Direct || !Call || Opts.CallDepth == 0)
       continue;
-    for (const FunctionDecl *Callee : possibleCallees(*this, Call)) {
+    for (const FunctionDecl *Callee : calledFunctions(Call)) {
       // A function of another translation unit: what the project index says it runs.
       if (std::optional<uint32_t> Facts = indexedFacts(Callee)) {
         uint32_t OwnLevel = Index->ownLevelFactsOf(Callee);

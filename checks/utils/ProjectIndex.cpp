@@ -45,8 +45,7 @@ json::Array bitNames(uint32_t Bits, llvm::ArrayRef<llvm::StringLiteral> Names) {
   return Out;
 }
 
-/// The bits \p Names sets (bit i: \p Table[i]); false, reporting \p Unknown at \p P, for a name
-/// not in \p Table.
+/// The bits \p Names sets (bit i: \p Table[i]); false, reporting \p Unknown at \p P, for others.
 bool nameBits(const std::vector<std::string> &Names, llvm::ArrayRef<llvm::StringLiteral> Table, uint32_t &Bits,
               json::Path P, llvm::StringLiteral Unknown) {
   Bits = 0;
@@ -285,10 +284,9 @@ uint64_t ProjectIndex::answerHash(llvm::StringRef USR) const {
   const FunctionSummary *Root = find(USR);
   if (!Root)
     return 0;
-  // The summary and every summary reachable through its callees, in a stable order, hashed with
-  // xxHash64: the value is kept in the result cache, so it must be the same in every process
-  // (llvm::hash_code may be seeded per process, and its seed is data the plugin cannot bind to in
-  // the other LLVM's clang-tidy).
+  // Every summary reachable through its callees, in a stable order, hashed with xxHash64: the
+  // result cache keeps it, so it must not vary by process as llvm::hash_code's seed may (and the
+  // plugin cannot bind to that seed in another LLVM's clang-tidy).
   std::string Bytes;
   llvm::raw_string_ostream OS(Bytes);
   llvm::StringSet<> Seen{USR};
@@ -432,8 +430,8 @@ std::vector<std::shared_ptr<const ProjectIndex>> &retired() {
   return Old;
 }
 
-/// The index in \p Path, loaded again when the file changed; null (and a note on stderr,
-/// once per file and content) when it cannot be read.
+/// The index in \p Path, reloaded when the file changed; null (noted on stderr once per content)
+/// when unreadable.
 std::shared_ptr<const ProjectIndex> loadCached(llvm::StringRef Path) {
   llvm::sys::fs::file_status St;
   if (llvm::sys::fs::status(Path, St) || !llvm::sys::fs::is_regular_file(St))

@@ -1,10 +1,9 @@
 #ifndef TORCHTIDY_CHECKS_UTILS_PROJECTINDEX_H
 #define TORCHTIDY_CHECKS_UTILS_PROJECTINDEX_H
 
-// What the functions of a whole project do, for calls into bodies a TU does not hold. Each TU
-// contributes a summary of every function it defines, keyed by USR and computed from that TU
-// alone (callees elsewhere stay references, resolved here), so it can be cached with the TU's
-// text. The driver builds it before the checks run; `torchtidy index` writes it for the plugin
+// What a project's functions do, for calls into bodies a TU does not hold: per-function
+// summaries keyed by USR, each computed from its own TU alone (so cached with its text), callees
+// resolved here. Built by the driver, or by `torchtidy index` for the plugin
 // (docs/project-index.md).
 
 #include "clang/AST/ASTContext.h"
@@ -45,10 +44,9 @@ struct FunctionSummary {
   uint32_t GraphOutParams = 0;
   /// The user functions it calls (USRs): factsOf follows them, in this TU or another.
   std::vector<std::string> Callees;
-  /// The user functions it calls on every call of its own, in no loop (USRs): a loop calling it
-  /// on every iteration calls them too (ProjectIndex::loopCalling).
+  /// The user functions it calls on every call, in no loop (USRs; see loopCalling).
   std::vector<std::string> EveryCall;
-  /// The Callees it calls only inside loops of its own: what they run is looped here too.
+  /// The Callees it calls only inside its own loops: what they run is looped here too.
   std::vector<std::string> LoopedCallees;
   /// Definitions merged into this one that disagreed (inline functions seen differently).
   bool Conflicting = false;
@@ -59,8 +57,8 @@ struct FunctionSummary {
   }
 };
 
-/// A call of a function on every iteration of a loop, contributed by the loop's TU so that the
-/// callee's TU can report a per-iteration cost in its body.
+/// A call on every iteration of a loop, from the loop's TU, for the callee's TU to report a
+/// per-iteration cost in its body.
 struct LoopCall {
   /// Which loops the call runs in on every iteration (AutogradModel::perIterationLoop's Kinds).
   enum Query : uint32_t {
@@ -86,16 +84,14 @@ std::string usrOf(const clang::Decl *D);
 
 class ProjectIndex {
 public:
-  /// Adds the summary of \p USR; a second definition (an inline function) is merged: a fact
-  /// either shows is kept, and a disagreement noted.
+  /// Adds the summary of \p USR; a second definition (inline) is merged, keeping each fact
+  /// either shows and noting a disagreement.
   void add(llvm::StringRef USR, FunctionSummary S);
-  /// Records that \p CalleeUSR is called on every iteration of a loop (see LoopCall); the
-  /// same record from several TUs is kept once.
+  /// Records that \p CalleeUSR is called on every iteration of a loop, once per distinct record.
   void addLoopCall(llvm::StringRef CalleeUSR, LoopCall C);
-  /// The first loop (by place) that calls \p USR on every iteration, answers \p Query and is at
-  /// most \p MaxCalls calls above the call; else the nearest such loop calling a function that
-  /// calls \p USR on every call (EveryCall), up to 6 such hops (counted in LoopCall::Calls, not
-  /// against \p MaxCalls). Records the lookup.
+  /// The first loop (by place) calling \p USR every iteration that answers \p Query, at most
+  /// \p MaxCalls calls above; else the nearest one calling a function that calls USR on every
+  /// call (EveryCall), up to 6 hops (added to LoopCall::Calls, not to MaxCalls). Recorded.
   std::optional<LoopCall> loopCalling(llvm::StringRef USR, LoopCall::Query Query, unsigned MaxCalls) const;
   /// Adds every summary and loop call of \p Other.
   void merge(const ProjectIndex &Other);
@@ -103,8 +99,8 @@ public:
   size_t size() const { return Functions.size(); }
   const FunctionSummary *find(llvm::StringRef USR) const;
 
-  /// The facts of \p USR joined with its callees', to any depth; nullopt when the project
-  /// defines no such function. Records the lookup.
+  /// The facts of \p USR joined with its callees' to any depth; nullopt when the project
+  /// defines none. Recorded.
   std::optional<uint32_t> factsOf(llvm::StringRef USR) const;
   /// The facts of \p FD, which this TU declares without a body (see factsOf).
   std::optional<uint32_t> factsOf(const clang::FunctionDecl *FD) const;
@@ -113,8 +109,8 @@ public:
   /// Bit i set: \p FD assigns a graph-attached tensor to its reference parameter i.
   uint32_t graphOutParamsOf(const clang::FunctionDecl *FD) const;
 
-  /// The functions looked up so far with a hash of the answer (0: none): what a TU's analysis
-  /// depends on, to replay it only while these answers stay the same.
+  /// The functions looked up so far, with answerHash: a TU's analysis is replayed only while
+  /// these answers stay the same.
   const llvm::StringMap<uint64_t> &consulted() const { return Consulted; }
   /// A hash of what factsOf (or, for a key loopCalling recorded, loopCalling) answers; 0: none.
   uint64_t answerHash(llvm::StringRef USR) const;
@@ -126,19 +122,19 @@ public:
   /// Writes the index atomically (a temporary file renamed over \p Path).
   llvm::Error save(llvm::StringRef Path) const;
 
-  /// The index for the TU of \p Ctx: the process's (setForProcess), else the file \p OptionPath,
-  /// else the nearest `torchtidy-index.json` at or above the main file; null when none.
+  /// The index for the TU of \p Ctx: setForProcess's, else the file \p OptionPath, else the
+  /// nearest `torchtidy-index.json` at or above the main file; null when none.
   static const ProjectIndex *forContext(clang::ASTContext &Ctx, llvm::StringRef OptionPath = "");
-  /// Makes every later forContext answer \p Index (a driver's worker must never read a file the
-  /// user left behind); null: none.
+  /// Makes every later forContext answer \p Index (null: none), so a driver's worker never reads
+  /// a file the user left behind.
   static void setForProcess(std::shared_ptr<const ProjectIndex> Index);
   /// Undoes setForProcess: forContext looks for files again (tests).
   static void clearForProcess();
 
 private:
   llvm::StringMap<FunctionSummary> Functions;
-  /// The facts of \p USR and every callee it reaches (with \p OwnLevel, outside loops only),
-  /// without ReturnsGraph; records the lookup.
+  /// The facts of \p USR and its callees (with \p OwnLevel: outside loops), without ReturnsGraph;
+  /// recorded.
   uint32_t joinedFacts(llvm::StringRef USR, bool OwnLevel) const;
   /// loopCalling's answer, not recorded.
   std::optional<LoopCall> firstLoopCall(llvm::StringRef USR, uint32_t Query, unsigned MaxCalls) const;

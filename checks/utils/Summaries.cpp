@@ -72,8 +72,7 @@ FunctionSummary summarize(AutogradModel &Model, const FunctionDecl *FD) {
       if (D.K == Definition::Assign && Model.isGraphAttached(D.Value))
         S.GraphOutParams |= 1u << I;
   }
-  // The user functions it calls: their facts join its own in the index (those of this TU are
-  // in the index too, so the chain continues through them into other TUs).
+  // The user functions it calls, whose facts the index joins to its own (through this TU's too).
   llvm::StringSet<> CalledOutsideLoops;
   forEachUserCall(Model, Body, [&](const CallExpr *Call, const FunctionDecl *Callee, std::string USR) {
     if (Callee == FD)
@@ -92,8 +91,7 @@ FunctionSummary summarize(AutogradModel &Model, const FunctionDecl *FD) {
   return S;
 }
 
-/// Records the calls \p FD makes, on every iteration of a loop of this TU, of functions whose
-/// bodies are in other TUs: the caller-side facts of the index (LoopCall).
+/// Records \p FD's calls, on every iteration of a loop here, of functions defined in other TUs.
 void addLoopCalls(AutogradModel &Model, const FunctionDecl *FD, ProjectIndex &Index) {
   ASTContext &Ctx = Model.context();
   const SourceManager &SM = Ctx.getSourceManager();
@@ -140,8 +138,7 @@ ProjectIndex summarizeTranslationUnit(ASTContext &Ctx, ModelOptions Options) {
     if (USR.empty())
       return;
     Index.add(USR, summarize(Model, FD));
-    // A virtual call may run any overrider: each method this one overrides, directly or not,
-    // lists it as a callee, so the index answers a call of the base with what they all do.
+    // A virtual call may run any overrider: each method this one overrides lists it as a callee.
     if (const auto *MD = dyn_cast<CXXMethodDecl>(FD)) {
       llvm::SmallVector<const CXXMethodDecl *, 4> Work(MD->overridden_methods());
       llvm::SmallPtrSet<const CXXMethodDecl *, 4> Seen;

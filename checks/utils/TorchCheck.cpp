@@ -61,8 +61,7 @@ ModelOptions readModelOptions(const ClangTidyCheck::OptionsView &Options,
   return O;
 }
 
-/// Whether \p N lies in a template pattern (a function template, a member of a class
-/// template), whose instantiations, if any, are matched themselves.
+/// Whether \p N lies in a template pattern, whose instantiations are matched themselves.
 bool inTemplatePattern(const DynTypedNode &N, ASTContext &Ctx) {
   const DeclContext *DC = nullptr;
   if (const auto *D = N.get<Decl>())
@@ -74,10 +73,8 @@ bool inTemplatePattern(const DynTypedNode &N, ASTContext &Ctx) {
   return DC && DC->isDependentContext();
 }
 
-/// Whether the `Checks` globs \p Globs may enable a check that is neither a torch check nor a
-/// compiler diagnostic (clang-tidy's own bugprone-*, readability-*, ...). The last glob that
-/// matches a name decides; a positive glob that is not under `torch-` or `clang-diagnostic-` may
-/// enable one, and `-*` disables everything before it.
+/// Whether the `Checks` globs \p Globs may enable a check other than torch-* and
+/// clang-diagnostic-* (bugprone-*, ...): a positive glob outside those after the last `-*`.
 bool mayEnableOtherChecks(StringRef Globs) {
   SmallVector<StringRef, 8> Items;
   Globs.split(Items, ',', -1, /*KeepEmpty=*/false);
@@ -131,11 +128,10 @@ void TorchCheck::registerPPCallbacks(const SourceManager &SM, Preprocessor *, Pr
   std::_Exit(2);
 }
 
-// <torch/torch.h> brings hundreds of thousands of declarations: walking them costs more than the
-// checks. The driver sets the traversal scope to user declarations; under clang-tidy the first
-// match, on the TranslationUnitDecl before its children are walked, does the same. What checks
-// reach from user code is not limited by it. Next to clang-tidy's own checks (some read system
-// headers to judge user code) the traversal stays whole, so they report what they would alone.
+// <torch/torch.h> brings hundreds of thousands of declarations, costlier to walk than the checks.
+// The driver limits the traversal scope to user declarations, and under clang-tidy so does the
+// first match, on the TranslationUnitDecl (what checks reach from user code is not limited). Next
+// to clang-tidy's own checks (some read system headers) it stays whole: they report as if alone.
 void TorchCheck::registerMatchers(MatchFinder *Finder) {
   if (!SystemHeaders && !OtherChecks)
     Finder->addMatcher(translationUnitDecl().bind("torchtidy-unit"), this);

@@ -1,8 +1,8 @@
 #ifndef TORCHTIDY_CHECKS_UTILS_TORCHCHECK_H
 #define TORCHTIDY_CHECKS_UTILS_TORCHCHECK_H
 
-// The base of every torchtidy check: C++ only, the shared model's settings (ModelOptions)
-// read from clang-tidy's CheckOptions and stored back, and the model for those settings.
+// The base of every torchtidy check: C++ only, ModelOptions read from and stored to CheckOptions,
+// and the model for them.
 
 #include "utils/AutogradModel.h"
 
@@ -16,19 +16,17 @@ public:
   bool isLanguageVersionSupported(const clang::LangOptions &LangOpts) const override {
     return LangOpts.CPlusPlus;
   }
-  /// Stores CallDepth and UninstantiatedTemplates; a check with options of its own (such as
-  /// TrainingCallNames) stores them after calling this.
+  /// Stores CallDepth and UninstantiatedTemplates; a check stores its own options after this.
   void storeOptions(clang::tidy::ClangTidyOptions::OptionMap &Opts) override;
   /// Limits the traversal to user code; every check's registerMatchers calls this first.
   void registerMatchers(clang::ast_matchers::MatchFinder *Finder) override;
-  /// Refuses an --export-fixes file that is the file being analyzed; a check with PP callbacks
-  /// of its own calls this first.
+  /// Refuses an --export-fixes file that is the file analyzed; an override calls this first.
   void registerPPCallbacks(const clang::SourceManager &SM, clang::Preprocessor *PP,
                            clang::Preprocessor *ModuleExpanderPP) override;
 
 protected:
-  /// The notes of a perIterationLoop finding: the call reaching it on every \p Every
-  /// ("iteration", "training step"), and the loop (or, in another TU, the function it calls).
+  /// The notes of a perIterationLoop finding: the call on every \p Every ("iteration") and the
+  /// loop (in another TU: the function it calls).
   void noteLoop(const PerIteration &Hot, llvm::StringRef Every);
   /// The model of \p Ctx for this check's settings.
   AutogradModel &model(clang::ASTContext &Ctx) const { return AutogradModel::get(Ctx, ModelOpts); }
@@ -44,9 +42,8 @@ private:
   void run(const clang::ast_matchers::MatchFinder::MatchResult &Result) override;
 };
 
-/// The boolean option \p Name of a check ("true"/"false"/"1"/"0", any case), or \p Default.
-/// (Not OptionsView::get<bool>: GCC and Clang mangle that specialization differently, so
-/// checks built with GCC could not link against clang-tidy-16's.)
+/// The boolean option \p Name ("true"/"false"/"1"/"0", any case), or \p Default. Not
+/// OptionsView::get<bool>: GCC and Clang mangle it differently, so a GCC build could not link.
 bool getBoolOption(const clang::tidy::ClangTidyCheck::OptionsView &Options, llvm::StringRef Name,
                    bool Default);
 /// Stores a boolean option as clang-tidy spells it.

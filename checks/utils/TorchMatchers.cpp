@@ -57,9 +57,7 @@ bool isModuleRecord(const CXXRecordDecl *RD) {
 }
 
 AST_MATCHER(CXXRecordDecl, isModuleRecordMatcher) { return isModuleRecord(&Node); }
-AST_MATCHER(CXXRecordDecl, isOptimizerRecordMatcher) {
-  return isSameOrDerivedFrom(&Node, names::Optimizer);
-}
+AST_MATCHER(CXXRecordDecl, isOptimizerRecordMatcher) { return isSameOrDerivedFrom(&Node, names::Optimizer); }
 AST_MATCHER(CXXRecordDecl, isTensorRecordMatcher) { return isTensorClass(&Node); }
 
 /// The module a call left unresolved by its dependent arguments runs on: the base of
@@ -117,9 +115,7 @@ DynTypedNode parentOf(const DynTypedNode &N, ASTContext &Ctx) {
 }
 
 const CXXRecordDecl *recordOf(QualType T) {
-  if (T.isNull())
-    return nullptr;
-  return T.getNonReferenceType().getCanonicalType()->getAsCXXRecordDecl();
+  return T.isNull() ? nullptr : T.getNonReferenceType().getCanonicalType()->getAsCXXRecordDecl();
 }
 
 bool isSameOrDerivedFrom(const CXXRecordDecl *RD, StringRef QualifiedName) {
@@ -128,12 +124,9 @@ bool isSameOrDerivedFrom(const CXXRecordDecl *RD, StringRef QualifiedName) {
   if (hasQualifiedName(RD, QualifiedName))
     return true;
   RD = RD->getDefinition();
-  if (!RD)
-    return false;
-  for (const CXXBaseSpecifier &Base : RD->bases())
-    if (isSameOrDerivedFrom(recordOf(Base.getType()), QualifiedName))
-      return true;
-  return false;
+  return RD && llvm::any_of(RD->bases(), [&](const CXXBaseSpecifier &B) {
+           return isSameOrDerivedFrom(recordOf(B.getType()), QualifiedName);
+         });
 }
 
 bool isTensorType(QualType T) {
@@ -141,16 +134,10 @@ bool isTensorType(QualType T) {
   return RD && hasQualifiedName(RD, names::Tensor);
 }
 
-bool isModuleType(QualType T) {
-  if (T.isNull())
-    return false;
-  return isModuleRecord(pointeeOrSelf(T)->getAsCXXRecordDecl());
-}
+bool isModuleType(QualType T) { return !T.isNull() && isModuleRecord(pointeeOrSelf(T)->getAsCXXRecordDecl()); }
 
 bool isOptimizerType(QualType T) {
-  if (T.isNull())
-    return false;
-  return isSameOrDerivedFrom(pointeeOrSelf(T)->getAsCXXRecordDecl(), names::Optimizer);
+  return !T.isNull() && isSameOrDerivedFrom(pointeeOrSelf(T)->getAsCXXRecordDecl(), names::Optimizer);
 }
 
 bool isTensorMethod(const FunctionDecl *FD, ArrayRef<StringRef> Names) {
@@ -299,8 +286,7 @@ const CallExpr *hostFactoryCall(const Expr *E, ASTContext &Ctx) {
 namespace matchers {
 
 clang::ast_matchers::internal::BindableMatcher<Stmt> tensorMethodCall(std::vector<StringRef> Names) {
-  return cxxMemberCallExpr(
-      callee(cxxMethodDecl(hasAnyName(Names), ofClass(isTensorRecordMatcher()))));
+  return cxxMemberCallExpr(callee(cxxMethodDecl(hasAnyName(Names), ofClass(isTensorRecordMatcher()))));
 }
 
 clang::ast_matchers::internal::BindableMatcher<Stmt> moduleMethodCall(std::vector<StringRef> Names) {
@@ -308,8 +294,7 @@ clang::ast_matchers::internal::BindableMatcher<Stmt> moduleMethodCall(std::vecto
 }
 
 clang::ast_matchers::internal::BindableMatcher<Stmt> optimizerMethodCall(std::vector<StringRef> Names) {
-  return cxxMemberCallExpr(
-      callee(cxxMethodDecl(hasAnyName(Names), ofClass(isOptimizerRecordMatcher()))));
+  return cxxMemberCallExpr(callee(cxxMethodDecl(hasAnyName(Names), ofClass(isOptimizerRecordMatcher()))));
 }
 
 clang::ast_matchers::internal::BindableMatcher<Stmt> moduleForwardCall() {
@@ -402,23 +387,20 @@ const Stmt *enclosingLoop(const Stmt *S, ASTContext &Ctx) {
   DynTypedNode Child = DynTypedNode::create(*S);
   for (DynTypedNode P = parentOf(Child, Ctx); !P.getNodeKind().isNone();
        Child = P, P = parentOf(P, Ctx)) {
-    if (const auto *PS = P.get<Stmt>()) {
-      if (loopBody(PS) && loopBody(PS) == Child.get<Stmt>())
-        return PS;
-      continue;
-    }
-    if (const auto *D = P.get<Decl>()) {
-      if (isa<FunctionDecl>(D) && !isLambdaCallOperator(cast<FunctionDecl>(D)))
-        return nullptr;
-      // A lambda's body hangs off its call operator and closure class: keep walking.
-      if (const auto *RD = dyn_cast<CXXRecordDecl>(D); RD && RD->isLambda())
-        continue;
-      if (isa<CXXRecordDecl>(D) || isa<NamespaceDecl>(D) || isa<TranslationUnitDecl>(D))
-        return nullptr;
-    }
+    if (const auto *PS = P.get<Stmt>(); PS && loopBody(PS) && loopBody(PS) == Child.get<Stmt>())
+      return PS;
+    const auto *D = P.get<Decl>();
+    // A lambda's body hangs off its call operator and closure class: keep walking.
+    if (const auto *FD = dyn_cast_or_null<FunctionDecl>(D); FD && !isLambdaCallOperator(FD))
+      return nullptr;
+    if (const auto *RD = dyn_cast_or_null<CXXRecordDecl>(D); RD && !RD->isLambda())
+      return nullptr;
+    if (isa_and_nonnull<NamespaceDecl, TranslationUnitDecl>(D))
+      return nullptr;
   }
   return nullptr;
 }
+
 
 const FunctionDecl *enclosingFunction(const Stmt *S, ASTContext &Ctx) {
   DynTypedNode N = DynTypedNode::create(*S);

@@ -1,8 +1,8 @@
 #ifndef TORCHTIDY_CHECKS_UTILS_TORCHMATCHERS_H
 #define TORCHTIDY_CHECKS_UTILS_TORCHMATCHERS_H
 
-// The LibTorch vocabulary shared by all checks: type predicates, call matchers, scopes. Types
-// are compared canonically against utils/TorchNames.h, so aliases resolve to what they are.
+// The LibTorch vocabulary of all checks: type predicates, call matchers, scopes. Types are
+// compared canonically against utils/TorchNames.h, so aliases resolve.
 
 #include "utils/TorchNames.h"
 
@@ -46,15 +46,15 @@ bool isTensorMethod(const clang::FunctionDecl *FD, llvm::ArrayRef<llvm::StringRe
 bool isLossName(llvm::StringRef Name);
 /// Declared in a system header (LibTorch, the standard library): never user code.
 bool isInSystemHeader(const clang::Decl *D);
-/// A location of \p S found in constant time (a call's `)`, an operator, a member name), unlike
-/// getBeginLoc(), which walks down a whole `x.f().g()...` chain: quadratic over every node.
+/// A location of \p S in constant time (a call's `)`, an operator, a member name); getBeginLoc()
+/// walks down `x.f().g()...` chains, quadratic over every node.
 clang::SourceLocation ownLocation(const clang::Stmt *S);
 /// 1 if \p VD disables autograd (NoGradGuard, InferenceMode(true), AutoGradMode(false)),
 /// -1 if it re-enables it (AutoGradMode(true), InferenceMode(false)), 0 otherwise.
 int gradModeEffect(const clang::VarDecl *VD);
 
-/// The tensor \p E is a view of (sharing storage and autograd identity): `t` of `t[i]`, of
-/// names::ViewOps, of `t.index(...)` with no tensor among the indices (those gather); else null.
+/// The tensor \p E views (sharing storage and autograd identity): `t` of `t[i]`, names::ViewOps,
+/// `t.index(...)` without tensor indices (those gather); else null.
 const clang::Expr *viewedTensor(const clang::Expr *E);
 
 /// Where a device value points.
@@ -62,15 +62,15 @@ enum class DeviceKind { Host, Accelerator, Unknown };
 /// The device a torch::Device or DeviceType expression names (`kCPU`, `Device("cuda:1")`);
 /// unknown for a variable, parameter or call.
 DeviceKind deviceKind(const clang::Expr *E, clang::ASTContext &Ctx);
-/// Where a tensor's or module's `.cuda()`, `.cpu()`, `.to(d)` or `.to(options.device(d))` moves
-/// it; none when it moves nothing (`.to(torch::kFloat)`, `.to(other_tensor)`, another method).
+/// Where a tensor's or module's `.cuda()`, `.cpu()`, `.to(d)`, `.to(options.device(d))` moves it;
+/// none when it moves nothing (`.to(torch::kFloat)`, `.to(other_tensor)`, another method).
 std::optional<DeviceKind> deviceMoveOf(const clang::CXXMemberCallExpr *Call, clang::ASTContext &Ctx);
 
-/// Whether \p E names a device (a torch::Device or DeviceType value) or passes TensorOptions held
-/// elsewhere (a variable, a parameter), which may carry one.
+/// Whether \p E names a device (torch::Device, DeviceType) or passes TensorOptions held in a
+/// variable or parameter, which may carry one.
 bool mayNameDevice(const clang::Expr *E, clang::ASTContext &Ctx);
-/// \p E as a call of names::HostFactories or HostMemoryWrappers whose arguments do not
-/// mayNameDevice: its tensor is on the host (`torch::full({}, 0.1)`). Null otherwise.
+/// \p E as a names::HostFactories or HostMemoryWrappers call whose arguments do not
+/// mayNameDevice, making a host tensor (`torch::full({}, 0.1)`); else null.
 const clang::CallExpr *hostFactoryCall(const clang::Expr *E, clang::ASTContext &Ctx);
 
 // ---- AST matchers ------------------------------------------------------------------------
@@ -99,8 +99,8 @@ clang::ast_matchers::internal::BindableMatcher<clang::Stmt> tensorMethodCall(std
 clang::ast_matchers::internal::BindableMatcher<clang::Stmt> moduleMethodCall(std::vector<llvm::StringRef> Names);
 /// `opt.name()` / `opt->name()` on an optimizer, for any of \p Names.
 clang::ast_matchers::internal::BindableMatcher<clang::Stmt> optimizerMethodCall(std::vector<llvm::StringRef> Names);
-/// A module forward: `m->forward(x)`, `m(x)` on a TORCH_MODULE holder, `module.forward(inputs)`;
-/// also left unresolved by dependent arguments on an object whose type is a module.
+/// A module forward: `m->forward(x)`, `m(x)` on a TORCH_MODULE holder, `module.forward(inputs)`,
+/// also unresolved by dependent arguments on an object of module type.
 clang::ast_matchers::internal::BindableMatcher<clang::Stmt> moduleForwardCall();
 /// `t.backward()` or `torch::autograd::backward(...)`.
 clang::ast_matchers::internal::BindableMatcher<clang::Stmt> backwardCall();
@@ -108,9 +108,9 @@ clang::ast_matchers::internal::BindableMatcher<clang::Stmt> backwardCall();
 clang::ast_matchers::internal::BindableMatcher<clang::Stmt> optimizerStepCall();
 /// `optimizer.zero_grad()` or `module->zero_grad()`.
 clang::ast_matchers::internal::BindableMatcher<clang::Stmt> zeroGradCall();
-/// Anything that clears gradients: zeroGradCall(), a user function named like zero_grad,
-/// `p.grad().zero_()` / `fill_` / `copy_` (also through `.data()`), `p.mutable_grad().reset()`,
-/// `p.mutable_grad() = ...`; by name in an uninstantiated template.
+/// What clears gradients: zeroGradCall(), a user function named like zero_grad, `p.grad()`
+/// (also `.data()`) `.zero_()`/`fill_`/`copy_`, `p.mutable_grad().reset()` or `= ...`; by name
+/// in an uninstantiated template.
 clang::ast_matchers::internal::BindableMatcher<clang::Stmt> gradClearing();
 /// Any `for`, range-`for`, `while` or `do` statement.
 clang::ast_matchers::internal::BindableMatcher<clang::Stmt> loopStmt();
@@ -131,8 +131,8 @@ bool isWithin(clang::SourceLocation Loc, clang::SourceRange Range, const clang::
 const clang::Stmt *loopBody(const clang::Stmt *Loop);
 /// The function (or lambda call operator) whose body contains \p S.
 const clang::FunctionDecl *enclosingFunction(const clang::Stmt *S, clang::ASTContext &Ctx);
-/// Whether S's function (or \p S, outside functions) holds code the parser could not understand:
-/// a check reporting an absence stays silent there, since the compiler may have lost the call.
+/// Whether S's function (or \p S outside functions) holds code the parser lost: a check
+/// reporting an absence stays silent there.
 bool holdsUnparsedCode(const clang::Stmt *S, clang::ASTContext &Ctx);
 
 /// Calls \p Fn for each top-level declaration of user code (not from system headers).
@@ -140,14 +140,13 @@ void forEachUserDecl(clang::ASTContext &Ctx, const std::function<void(clang::Dec
 
 /// Whether \p Fn is, or is nested in, a template pattern with no instantiation in this TU.
 bool isUninstantiatedPattern(const clang::FunctionDecl *Fn);
-/// Whether the forward \p Forward (matchers::moduleForwardCall) runs one of LibTorch's losses,
-/// activations, pooling, dropout or reshaping modules: they own no parameters and record a
-/// graph only when their inputs already carry one.
+/// Whether the forward \p Forward (matchers::moduleForwardCall) runs a LibTorch loss, activation,
+/// pooling, dropout or reshaping module: no parameters, so a graph only if its inputs carry one.
 bool isParameterFreeForward(const clang::Stmt *Forward);
 /// The member an unresolved call `x.name(...)` names; empty when \p Callee is no such member.
 llvm::StringRef dependentMemberName(const clang::Expr *Callee);
-/// The object of an unresolved member call (`w.mul_(scale)`), naming the member in \p Name; null
-/// when resolved, implicit, or (unless \p AllowArrow) called through `->`.
+/// The object of an unresolved member call (`w.mul_(scale)`), the member in \p Name; null when
+/// resolved, implicit, or (unless \p AllowArrow) through `->`.
 const clang::Expr *dependentMemberBase(const clang::CallExpr *Call, llvm::StringRef &Name,
                                        bool AllowArrow = false);
 

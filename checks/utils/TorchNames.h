@@ -1,9 +1,8 @@
 #ifndef TORCHTIDY_CHECKS_UTILS_TORCHNAMES_H
 #define TORCHTIDY_CHECKS_UTILS_TORCHNAMES_H
 
-// Canonical (fully qualified, desugared) names of the LibTorch entities the checks reason
-// about. Spellings such as torch::Tensor or torch::NoGradGuard are aliases: matchers must
-// compare canonical types against these names, never the spelling in the source.
+// Canonical (fully qualified, desugared) names of the LibTorch entities checks reason about.
+// torch::Tensor, torch::NoGradGuard, ... are aliases: compare canonical types, never spellings.
 
 #include "llvm/ADT/StringRef.h"
 
@@ -32,25 +31,23 @@ inline constexpr const char *Device = "::c10::Device";
 inline constexpr const char *DeviceType = "::c10::DeviceType";
 inline constexpr const char *TensorOptions = "::c10::TensorOptions";
 
-/// Out-of-place tensor methods whose in-place twin (the name followed by '_') keeps the
-/// tensor's shape and dtype, so the twin leaves the tensor with the out-of-place result.
+/// Out-of-place tensor methods whose in-place twin (name + '_') keeps shape and dtype, so it
+/// leaves the tensor with the out-of-place result.
 inline constexpr llvm::StringLiteral ShapeAndDtypePreservingOps[] = {
     "clamp", "clamp_min", "clamp_max", "clip", "abs", "neg", "floor", "ceil", "round", "trunc",
     "nan_to_num", "masked_fill", "index_fill", "index_put", "index_add", "index_copy",
     "masked_scatter", "scatter", "scatter_add"};
 
-/// Factories that make a tensor on the host unless their options name a device, filled as
-/// their arguments say (up to randomness): made on the device directly, they need no copy.
-/// *_like are not: they inherit the source's device.
+/// Factories making a host tensor unless their options name a device, filled as their arguments
+/// say: made on the device directly, they need no copy. (*_like inherit the source's device.)
 inline constexpr llvm::StringLiteral HostFactories[] = {
     "zeros", "ones", "empty", "full", "rand", "randn", "randint", "randperm", "arange",
     "range", "linspace", "logspace", "eye", "tensor", "normal", "scalar_tensor"};
-/// Factories that wrap host memory as it is at the call: the tensor is on the host unless its
-/// options name a device, but what it holds is the data of the moment, not a fill.
+/// Factories wrapping host memory as it is at the call (on the host unless options name a device).
 inline constexpr llvm::StringLiteral HostMemoryWrappers[] = {"from_blob"};
 
-/// Calls that hand a caching allocator's free blocks back to the driver. torch::cuda::empty_cache
-/// and torch::accelerator::emptyCache are the C++ API's spellings in releases that have them.
+/// Calls handing a caching allocator's free blocks back to the driver (the torch:: spellings exist
+/// in some releases only).
 inline constexpr llvm::StringLiteral EmptyCacheFunctions[] = {
     "::c10::cuda::CUDACachingAllocator::emptyCache",
     "::c10::cuda::CUDACachingAllocator::CUDAAllocator::emptyCache",
@@ -89,9 +86,8 @@ inline constexpr llvm::StringLiteral NoncontiguousViews[] = {"t", "transpose", "
 /// Tensor methods that copy a non-contiguous tensor into fresh contiguous memory.
 inline constexpr llvm::StringLiteral ContiguousCopies[] = {"contiguous", "reshape", "flatten"};
 
-/// Functions that join a list of tensors into a new one along an existing dimension: joining
-/// a tensor with itself plus a piece copies everything it holds. (torch::stack adds a
-/// dimension, so a tensor stacked with itself fails on the next iteration instead.)
+/// Functions joining tensors along an existing dimension: joining a tensor with itself plus a
+/// piece copies all it holds. (torch::stack adds a dimension: the next iteration fails instead.)
 inline constexpr llvm::StringLiteral JoinFunctions[] = {
     "::at::cat", "::at::concat", "::at::concatenate", "::at::hstack", "::at::vstack",
     "::at::row_stack", "::at::column_stack", "::at::dstack"};
@@ -116,8 +112,8 @@ inline constexpr llvm::StringLiteral LossFunctions[] = {
 inline constexpr llvm::StringLiteral GraphCuttingMethods[] = {"detach", "data", "variable_data", "item",
                                                               "toDouble", "toFloat"};
 
-/// Members that hand out a pointer into the storage their object owns (std::vector::data(),
-/// std::unique_ptr::get(), cv::Mat::ptr<T>(), std::string::c_str()).
+/// Members handing out a pointer into storage their object owns (vector::data(), unique_ptr::get(),
+/// cv::Mat::ptr<T>(), string::c_str()).
 inline constexpr llvm::StringLiteral BufferAccessors[] = {"data", "ptr", "get", "c_str"};
 /// Classes that point into storage owned elsewhere: holding one owns nothing.
 inline constexpr llvm::StringLiteral NonOwningViews[] = {"span", "basic_string_view", "ArrayRef",

@@ -1110,4 +1110,20 @@ TEST_F(AutogradModelTest, CallsThroughStdFunctionParameter) {
   EXPECT_EQ(model().loop(loopIn("run_steps")).Kind, LoopKind::Training);
 }
 
+TEST(CalledFunctions, UnresolvedCallCandidates) {
+  std::unique_ptr<ASTUnit> AST = test::parseMainFile(R"cpp(
+void step(int);
+void step(double);
+template <typename T> void run(T x) { step(x); }
+)cpp", "candidates.cpp");
+  ASSERT_TRUE(AST);
+  ASTContext &Ctx = AST->getASTContext();
+  const auto *Call = selectFirst<CallExpr>("c", match(findAll(callExpr(callee(unresolvedLookupExpr())).bind("c")), Ctx));
+  ASSERT_NE(Call, nullptr);
+  // Nothing resolves the call in the uninstantiated template; either overload may run.
+  AutogradModel &M = AutogradModel::get(Ctx);
+  EXPECT_EQ(M.calledFunction(Call), nullptr);
+  EXPECT_EQ(M.calledFunctions(Call).size(), 2u);
+}
+
 } // namespace
