@@ -258,3 +258,16 @@ void negativeHostFactoryMovedToTheDevice(Net model, torch::optim::SGD &opt, torc
     opt.step();
   }
 }
+
+// Handed to a function whose body this translation unit does not hold, which may keep it (a
+// replay buffer): allocating it once before the loop could change what that function keeps.
+void keepForReplay(const torch::Tensor &sample);
+void negativeHandedToAFunctionOutOfSight(Net model, torch::optim::SGD &opt, torch::Tensor x) {
+  for (int i = 0; i < 10; ++i) {
+    opt.zero_grad();
+    auto scratch = torch::zeros({8});
+    keepForReplay(scratch);
+    (model->forward(x) + scratch).sum().backward();
+    opt.step();
+  }
+}
