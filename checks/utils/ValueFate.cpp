@@ -76,6 +76,13 @@ private:
 
   /// A use this unit cannot see: an escape, unless only what leaves Q.After's function counts.
   void outOfSight() { Escaped |= !Within; }
+  /// A call this unit cannot see into. A scope query takes it to use its arguments, not to keep
+  /// them: another TU's autograd Function or kernel launcher given a per-iteration tensor is
+  /// the common shape (OpenSplat's Model::forward), a callee keeping it the rare one.
+  void opaqueCall() {
+    if (!Q.Scope)
+      outOfSight();
+  }
   /// The visible calls of \p FD; where there are none, its callers are out of sight.
   llvm::ArrayRef<const CallExpr *> callers(const FunctionDecl *FD) {
     llvm::ArrayRef<const CallExpr *> Calls = M.callersOf(FD);
@@ -149,7 +156,7 @@ private:
   void intoFunction(const CallExpr *Call, const FunctionDecl *FD, const Expr *Arg) {
     const FunctionDecl *Def = FD->getDefinition();
     if (!Def || !Def->hasBody()) {
-      outOfSight();
+      opaqueCall();
       return;
     }
     if (const ParmVarDecl *Param = parameterFor(Call, Def, Arg)) {
@@ -234,7 +241,7 @@ private:
         if (!isInSystemHeader(Callee))
           intoFunction(Call, Callee, Arg);
     if (!FD && !isa<CXXOperatorCallExpr>(Call))
-      outOfSight();
+      opaqueCall();
     bool Carries = FD && FD->isInStdNamespace() && FD->getIdentifier() &&
                    llvm::is_contained({StringRef("move"), StringRef("forward"), StringRef("make_pair"),
                                        StringRef("make_tuple")},
