@@ -26,6 +26,8 @@ def judge(bad, fixed, device):
     b, f = measures["bad"], measures["fixed"]
     if not (bad["cuda"] and fixed["cuda"]):
         return None, measures, "needs cuda: without a GPU there is no caching allocator to empty"
+    if not (b["step_ms"] > 0 and f["step_ms"] > 0):
+        return False, measures, "a program did not record ms_per_step (its loop did not run to the end)"
     ok = b["step_ms"] > f["step_ms"] and b["cached_bytes_median"] < f["cached_bytes_median"]
     text = (f"step {b['step_ms']:.3g} ms in bad, {f['step_ms']:.3g} ms in fixed "
             f"({b['step_ms'] / f['step_ms']:.2f}x); at a step's start CUDA reserved "

@@ -26,6 +26,8 @@ def judge(bad, fixed, device):
     b, f = measures["bad"], measures["fixed"]
     if not (bad["cuda"] and fixed["cuda"]):
         return None, measures, "needs cuda: cudaMalloc and cudaFree need a GPU"
+    if not (b["step_ms"] > 0 and f["step_ms"] > 0):
+        return False, measures, "a program did not record ms_per_step (its loop did not run to the end)"
     ok = b["step_ms"] > f["step_ms"] and b["allocator_peak_bytes"] < f["allocator_peak_bytes"]
     text = (f"step {b['step_ms']:.3g} ms in bad, {f['step_ms']:.3g} ms in fixed "
             f"({b['step_ms'] / f['step_ms']:.2f}x); caching allocator peak "
