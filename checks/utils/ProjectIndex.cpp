@@ -175,8 +175,24 @@ void ProjectIndex::add(llvm::StringRef USR, FunctionSummary S) {
 void ProjectIndex::addLoopCall(llvm::StringRef CalleeUSR, LoopCall C) {
   std::vector<LoopCall> &Calls = LoopCalls[CalleeUSR.str()];
   auto It = llvm::lower_bound(Calls, C);
+  std::set<std::string> &Members = LoopMembers[C.Loop];
+  if (Members.size() < MaxLoopCalls)
+    Members.insert(CalleeUSR.str());
   if ((It == Calls.end() || !(*It == C)) && Calls.size() < MaxLoopCalls)
     Calls.insert(It, std::move(C));
+}
+
+uint32_t ProjectIndex::queriesOf(const LoopCall &C) const {
+  uint32_t Queries = C.Queries;
+  if (auto It = LoopMembers.find(C.Loop); It != LoopMembers.end())
+    for (const std::string &Member : It->second) {
+      uint32_t Facts = joinedFacts(Member, /*OwnLevel=*/true);
+      if (Facts & (FunctionSummary::Forward | FunctionSummary::Backward | FunctionSummary::Step))
+        Queries |= LoopCall::ModelLoop;
+      if (Facts & (FunctionSummary::Backward | FunctionSummary::Step))
+        Queries |= LoopCall::TrainingLoop;
+    }
+  return Queries;
 }
 
 std::optional<LoopCall> ProjectIndex::loopCalling(llvm::StringRef USR, LoopCall::Query Query,
@@ -197,8 +213,9 @@ std::optional<LoopCall> ProjectIndex::firstLoopCall(llvm::StringRef USR, uint32_
     const auto [Fn, Hops] = Work[I];
     if (auto It = LoopCalls.find(Fn); It != LoopCalls.end())
       for (const LoopCall &C : It->second)
-        if ((C.Queries & Query) && C.Calls <= MaxCalls) {
+        if (C.Calls <= MaxCalls && (queriesOf(C) & Query)) {
           LoopCall Found = C;
+          Found.Queries = queriesOf(C);
           Found.Calls += Hops;
           return Found;
         }

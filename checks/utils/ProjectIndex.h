@@ -17,6 +17,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -140,6 +141,12 @@ private:
   std::optional<LoopCall> firstLoopCall(llvm::StringRef USR, uint32_t Query, unsigned MaxCalls) const;
   /// Callee USR to the loops that call it, sorted.
   std::map<std::string, std::vector<LoopCall>> LoopCalls;
+  /// Where a loop starts to the functions of other TUs it calls on every iteration.
+  std::map<std::string, std::set<std::string>> LoopMembers;
+  /// \p C's Queries, with what the functions its loop calls run at their own level: a loop
+  /// is a training loop when one of them runs backward() or step() (the loop's TU recorded it
+  /// without the index).
+  uint32_t queriesOf(const LoopCall &C) const;
   /// Callee USR to the functions that call it on every call of theirs (EveryCall), sorted.
   std::map<std::string, std::vector<std::string>> EveryCallers;
   mutable llvm::StringMap<uint64_t> Consulted;
