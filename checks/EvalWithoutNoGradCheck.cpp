@@ -156,7 +156,7 @@ void EvalWithoutNoGradCheck::check(const MatchFinder::MatchResult &Result) {
              *loopBody(Loop), Ctx)
            .empty())
     return;
-  if (Model.gradDisabledAt(Fwd->Call) || (Fwd->Site != Fwd->Call && Model.gradDisabledAt(Fwd->Site)))
+  if (Fwd->GradOff || Model.gradDisabledAt(Fwd->Call) || (Fwd->Site != Fwd->Call && Model.gradDisabledAt(Fwd->Site)))
     return;
   const FunctionDecl *Outer = Model.outermostFunction(Loop);
   if (gradOffOtherwise(Loop, Inner, Model) || (Outer != Inner && gradOffOtherwise(Loop, Outer, Model)))

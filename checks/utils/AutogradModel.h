@@ -76,6 +76,7 @@ struct LoopEvent {
   /// 1: every iteration; k > 1: under `i % k == 0`; 0: under some other condition.
   unsigned Every = 1;
   bool Looped = false; ///< run by another TU's function only in a loop of its own (LoopedFacts)
+  bool GradOff = false; ///< a forward another TU's function runs with autograd off (GradOffForward)
 };
 
 struct LoopFacts {

@@ -144,7 +144,8 @@ llvm::ArrayRef<LoopEvent> AutogradModel::eventsIn(const Stmt *Root) {
         uint32_t OwnLevel = Index->ownLevelFactsOf(Callee);
         for (LoopEventKind K : AllEvents)
           if (*Facts & indexFact(K))
-            Events.push_back({K, Call, Call, 1, !(OwnLevel & indexFact(K))});
+            Events.push_back({K, Call, Call, 1, !(OwnLevel & indexFact(K)),
+                              K == LoopEventKind::Forward && (*Facts & FunctionSummary::GradOffForward)});
         continue;
       }
       const FunctionDecl *Def = Callee->getDefinition();

@@ -23,7 +23,7 @@ namespace torchtidy {
 namespace {
 constexpr llvm::StringLiteral FactNames[] = {"forward", "backward", "step",        "zero_grad",
                                               "eval",    "train",    "autograd_grad", "accelerator",
-                                              "returns_graph"};
+                                              "returns_graph", "grad_off_forward"};
 /// The index file's format; a file of another version is refused, never misread.
 constexpr int64_t FormatVersion = 1;
 /// The most summaries an index may hold (a 100 MB index is no project's).
@@ -186,7 +186,7 @@ uint32_t ProjectIndex::queriesOf(const LoopCall &C) const {
   uint32_t Queries = C.Queries;
   if (auto It = LoopMembers.find(C.Loop); It != LoopMembers.end())
     for (const std::string &Member : It->second) {
-      uint32_t Facts = joinedFacts(Member, /*OwnLevel=*/true);
+      uint32_t Facts = joinedFacts(Member, /*OwnLevel=*/true, /*Record=*/false);
       if (Facts & (FunctionSummary::Forward | FunctionSummary::Backward | FunctionSummary::Step))
         Queries |= LoopCall::ModelLoop;
       if (Facts & (FunctionSummary::Backward | FunctionSummary::Step))
@@ -242,8 +242,9 @@ const FunctionSummary *ProjectIndex::find(llvm::StringRef USR) const {
   return It == Functions.end() ? nullptr : &It->second;
 }
 
-uint32_t ProjectIndex::joinedFacts(llvm::StringRef USR, bool OwnLevel) const {
-  Consulted[USR] = answerHash(USR);
+uint32_t ProjectIndex::joinedFacts(llvm::StringRef USR, bool OwnLevel, bool Record) const {
+  if (Record)
+    Consulted[USR] = answerHash(USR);
   uint32_t Facts = 0;
   llvm::StringSet<> Seen{USR};
   std::vector<llvm::StringRef> Work{USR};
@@ -252,7 +253,7 @@ uint32_t ProjectIndex::joinedFacts(llvm::StringRef USR, bool OwnLevel) const {
     Work.pop_back();
     if (!S)
       continue;
-    Facts |= S->Facts & ~(OwnLevel ? S->LoopedFacts : 0) & ~FunctionSummary::ReturnsGraph;
+    Facts |= S->Facts & ~(OwnLevel ? S->LoopedFacts : 0) & ~FunctionSummary::OwnFacts;
     for (const std::string &C : S->Callees)
       if (!(OwnLevel && llvm::is_contained(S->LoopedCallees, C)) && Seen.insert(C).second)
         Work.push_back(C);
@@ -265,7 +266,7 @@ std::optional<uint32_t> ProjectIndex::factsOf(llvm::StringRef USR) const {
   uint32_t Facts = joinedFacts(USR, /*OwnLevel=*/false);
   if (!Root)
     return std::nullopt;
-  return Facts | (Root->Facts & FunctionSummary::ReturnsGraph);
+  return Facts | (Root->Facts & FunctionSummary::OwnFacts);
 }
 
 std::optional<uint32_t> ProjectIndex::factsOf(const FunctionDecl *FD) const {

@@ -35,7 +35,11 @@ struct FunctionSummary {
     Train = 1u << 5,       ///< switches a module to train()
     Grad = 1u << 6,        ///< calls torch::autograd::grad (needs the graph it is handed)
     Accelerator = 1u << 7, ///< shows tensors on an accelerator (a device, .cuda(), a CUDA query)
-    ReturnsGraph = 1u << 8 ///< returns a graph-attached tensor
+    ReturnsGraph = 1u << 8, ///< returns a graph-attached tensor
+    /// runs its forwards with autograd off (a NoGradGuard in its body): a prediction helper
+    GradOffForward = 1u << 9,
+    /// The facts of the function itself, not joined from its callees.
+    OwnFacts = ReturnsGraph | GradOffForward
   };
   std::string Name; ///< qualified name, for messages
   uint32_t Facts = 0;
@@ -100,7 +104,7 @@ public:
   size_t size() const { return Functions.size(); }
   const FunctionSummary *find(llvm::StringRef USR) const;
 
-  /// The facts of \p USR joined with its callees' to any depth; nullopt when the project
+  /// The facts of \p USR joined with its callees' to any depth (OwnFacts: its own); nullopt when the project
   /// defines none. Recorded.
   std::optional<uint32_t> factsOf(llvm::StringRef USR) const;
   /// The facts of \p FD, which this TU declares without a body (see factsOf).
@@ -134,16 +138,17 @@ public:
 
 private:
   llvm::StringMap<FunctionSummary> Functions;
-  /// The facts of \p USR and its callees (with \p OwnLevel: outside loops), without ReturnsGraph;
-  /// recorded.
-  uint32_t joinedFacts(llvm::StringRef USR, bool OwnLevel) const;
+  /// The facts of \p USR and its callees (with \p OwnLevel: outside loops), without OwnFacts;
+  /// recorded unless \p Record is false (the answer that depends on it is recorded instead).
+  uint32_t joinedFacts(llvm::StringRef USR, bool OwnLevel, bool Record = true) const;
   /// loopCalling's answer, not recorded.
   std::optional<LoopCall> firstLoopCall(llvm::StringRef USR, uint32_t Query, unsigned MaxCalls) const;
   /// Callee USR to the loops that call it, sorted.
   std::map<std::string, std::vector<LoopCall>> LoopCalls;
   /// Where a loop starts to the functions of other TUs it calls on every iteration.
   std::map<std::string, std::set<std::string>> LoopMembers;
-  /// \p C's Queries, with what the functions its loop calls run at their own level: a loop
+  /// \p C's Queries, with what the functions its loop calls run at their own level (not
+  /// recorded: loopCalling records its answer): a loop
   /// is a training loop when one of them runs backward() or step() (the loop's TU recorded it
   /// without the index).
   uint32_t queriesOf(const LoopCall &C) const;

@@ -47,12 +47,16 @@ FunctionSummary summarize(AutogradModel &Model, const FunctionDecl *FD) {
   if (!Body)
     return S;
   uint32_t OwnLevel = 0;
+  bool GradForward = false;
   for (const LoopEvent &E : Model.eventsIn(Body)) {
     S.Facts |= indexFact(E.Kind);
+    GradForward |= E.Kind == LoopEventKind::Forward && !Model.gradDisabledAt(E.Site) && !Model.gradDisabledAt(E.Call);
     if (Model.atOwnLevel(E, nullptr))
       OwnLevel |= indexFact(E.Kind);
   }
   S.LoopedFacts = S.Facts & ~OwnLevel;
+  if ((S.Facts & FunctionSummary::Forward) && !GradForward)
+    S.Facts |= FunctionSummary::GradOffForward;
   if (!match(findAll(callExpr(callee(functionDecl(hasName("::torch::autograd::grad"))))), *Body, Ctx).empty())
     S.Facts |= FunctionSummary::Grad;
   if (Model.showsAccelerator(FD))
