@@ -75,7 +75,9 @@ struct LoopEvent {
   const clang::Stmt *Call = nullptr; ///< the call that does it (Site unless reached through a helper)
   /// 1: every iteration; k > 1: under `i % k == 0`; 0: under some other condition.
   unsigned Every = 1;
-  bool Looped = false; ///< run by another TU's function only in a loop of its own (LoopedFacts)
+  /// Run by the function called only inside a loop of its own or of a function it calls
+  /// (another TU's: LoopedFacts): not on each of the caller's iterations.
+  bool Looped = false;
   bool GradOff = false; ///< a forward another TU's function runs with autograd off (GradOffForward)
 };
 
@@ -330,6 +332,10 @@ public:
   /// The statements that are event \p K, also by name in an uninstantiated template. ZeroGrad is
   /// gradClearing(); Forward excludes isParameterFreeForward modules.
   static StmtMatcher event(LoopEventKind K);
+  /// The first node matching \p M that each run of \p Body runs: outside its loops, or through
+  /// calls outside its loops, \p Depth levels deep (the functions in \p Seen are not entered).
+  const clang::Stmt *ownLevelReachable(const clang::Stmt *Body, const StmtMatcher &M, unsigned Depth,
+                                       llvm::SmallPtrSetImpl<const clang::FunctionDecl *> &Seen);
   /// The statements of \p Root that run event \p K (eventsIn's Sites), each once.
   llvm::SmallVector<const clang::Stmt *, 4> sitesIn(const clang::Stmt *Root, LoopEventKind K);
   /// The calls of \p Fn made in a loop of their own function, with that loop (Via: the call).

@@ -509,3 +509,33 @@ void positiveReassignedFromDevice(Net model, torch::optim::SGD &opt, torch::Devi
     // CHECK: :[[@LINE-9]]:3: note: loop starts here
   }
 }
+
+// An update phase of many mini-batch steps in a helper's own loops, once per rollout: the
+// outer loop's step is two calls down, inside train()'s loops, so it is no training loop and
+// the log read once per rollout is silent (cemlyn007/ale-libtorch-ppo's shape).
+torch::Tensor miniBatchUpdate(Net &model, torch::optim::Optimizer &opt, const torch::Tensor &batch) {
+  auto loss = model->forward(batch).pow(2).mean();
+  opt.zero_grad();
+  loss.backward();
+  opt.step();
+  return loss.detach();
+}
+void updatePhase(Net &model, torch::optim::Optimizer &opt, const torch::Tensor &batch, torch::Tensor &losses) {
+  for (int64_t epoch = 0; epoch < 4; ++epoch)
+    for (int64_t mb = 0; mb < 32; ++mb)
+      losses[epoch][mb] = miniBatchUpdate(model, opt, batch);
+}
+void logRollout(const torch::Tensor &losses) { std::printf("%f\n", losses.mean().item<float>()); }
+void negativeUpdatePhaseInAHelpersLoops(Net model, torch::optim::Adam &opt, torch::Device device) {
+  auto losses = torch::empty({4, 32}, torch::TensorOptions().device(device));
+  for (int rollout = 0; rollout < 7000; ++rollout) {
+    torch::Tensor batch;
+    {
+      torch::NoGradGuard no_grad;
+      batch = torch::randn({64, 8}, torch::TensorOptions().device(device));
+      model->forward(batch);
+    }
+    updatePhase(model, opt, batch, losses);
+    logRollout(losses);
+  }
+}
