@@ -29,50 +29,7 @@ llvm::DenseMap<const ASTContext *, llvm::SmallVector<AutogradModel *, 1>> &regis
   static llvm::DenseMap<const ASTContext *, llvm::SmallVector<AutogradModel *, 1>> Models;
   return Models;
 }
-} // namespace
 
-AutogradModel &AutogradModel::get(ASTContext &Ctx, const ModelOptions &Options) {
-  std::lock_guard<std::mutex> Lock(RegistryMutex);
-  llvm::SmallVector<AutogradModel *, 1> &Models = registry()[&Ctx];
-  for (AutogradModel *M : Models)
-    if (M->Opts == Options)
-      return *M;
-  auto *M = new AutogradModel(Ctx, Options);
-  Models.push_back(M);
-  // Freed by ~ASTContext, before its address can be reused by a later translation unit.
-  Ctx.AddDeallocation(
-      [](void *P) {
-        auto *M = static_cast<AutogradModel *>(P);
-        {
-          std::lock_guard<std::mutex> Lock(RegistryMutex);
-          auto It = registry().find(&M->context());
-          if (It != registry().end()) {
-            llvm::erase_if(It->second, [M](const AutogradModel *E) { return E == M; });
-            if (It->second.empty())
-              registry().erase(It);
-          }
-        }
-        delete M;
-      },
-      M);
-  return *M;
-}
-
-AutogradModel::AutogradModel(ASTContext &Ctx, ModelOptions Options)
-    : Ctx(Ctx), Opts(std::move(Options)),
-      Index(Opts.UseProjectIndex ? ProjectIndex::forContext(Ctx, Opts.ProjectIndexPath) : nullptr),
-      P(std::make_unique<Impl>()) {}
-
-std::optional<uint32_t> AutogradModel::indexedFacts(const FunctionDecl *Callee) const {
-  if (!Index || !Callee || Callee->getDefinition() || isInSystemHeader(Callee))
-    return std::nullopt;
-  return Index->factsOf(Callee);
-}
-AutogradModel::~AutogradModel() = default;
-
-// ---- calls and functions -------------------------------------------------------------------
-
-namespace {
 /// The parameter holding a std::function (or another callable whose call operator is library
 /// code) that \p Call calls: `callback` in `callback(loss)`.
 const ParmVarDecl *calledParameter(const CallExpr *Call) {
@@ -112,7 +69,174 @@ const FunctionDecl *callableValue(const Expr *E, unsigned Steps = 8) {
   }
   return nullptr;
 }
+
+/// How many arguments \p Call passes before the parameters of \p Callee: the object of a
+/// member operator call.
+unsigned implicitObjectArguments(const CallExpr *Call, const FunctionDecl *Callee) {
+  const auto *MD = dyn_cast<CXXMethodDecl>(Callee);
+  return isa<CXXOperatorCallExpr>(Call) && MD && !MD->isStatic() ? 1 : 0;
+}
+
+/// The variable or field \p E is part of: through members (objectRoot), and with \p Elements
+/// also through elements, pointers and smart pointers (containerRoot).
+const ValueDecl *rootOf(const Expr *E, bool Elements) {
+  static constexpr llvm::StringLiteral ElementAccess[] = {"at", "back", "front", "get", "top"};
+  for (unsigned Steps = 0; E && Steps < 16; ++Steps) {
+    E = Elements ? E->IgnoreParenImpCasts() : asSpelled(E);
+    if (const auto *DRE = dyn_cast<DeclRefExpr>(E))
+      return isa<VarDecl>(DRE->getDecl()) || (Elements && isa<BindingDecl>(DRE->getDecl())) ? DRE->getDecl()
+                                                                                         : nullptr;
+    if (const auto *ME = dyn_cast<MemberExpr>(E)) {
+      if (isa<CXXThisExpr>(ME->getBase()->IgnoreParenImpCasts()))
+        return dyn_cast<FieldDecl>(ME->getMemberDecl());
+      E = ME->getBase();
+    } else if (!Elements) {
+      return nullptr;
+    } else if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E)) {
+      if (Op->getOperator() != OO_Subscript && Op->getOperator() != OO_Arrow && Op->getOperator() != OO_Star)
+        return nullptr;
+      E = Op->getArg(0);
+    } else if (const auto *UO = dyn_cast<UnaryOperator>(E); UO && UO->getOpcode() == UO_Deref) {
+      E = UO->getSubExpr();
+    } else if (const auto *MCE = dyn_cast<CXXMemberCallExpr>(E)) {
+      const CXXMethodDecl *MD = MCE->getMethodDecl();
+      if (!MD || !MD->getParent()->isInStdNamespace() || !MD->getIdentifier() ||
+          !llvm::is_contained(ElementAccess, MD->getName()))
+        return nullptr;
+      E = MCE->getImplicitObjectArgument();
+    } else {
+      return nullptr;
+    }
+  }
+  return nullptr;
+}
+
+/// One hostTensorSource question: the locals being followed (a definition reading its own
+/// variable, `t = t * 2`, adds nothing) and the first source found.
+class HostWalk : public ProvenanceWalk {
+public:
+  HostWalk(AutogradModel &M, const HostTensorQuery &Q) : ProvenanceWalk(M), Q(Q) {}
+  const Expr *Source = nullptr;
+
+  /// Whether every path that gives \p E its value starts on the host (Source: the first such start).
+  bool onHost(const Expr *E, unsigned Depth) {
+    E = E ? E->IgnoreUnlessSpelledInSource() : nullptr;
+    if (!E || Depth > MaxDepth)
+      return false;
+    if (Q.OnHost && Q.OnHost(E))
+      return found(E);
+    if (const CallExpr *Factory = hostFactoryCall(E, Ctx))
+      return (!Q.Factory || Q.Factory(Factory)) && found(Factory);
+    if (const auto *Call = dyn_cast<CXXMemberCallExpr>(E)) {
+      // A tensor method keeps its object where it is unless it moves it (`.cuda()`, `.to(device)`,
+      // `.to(options)`); a tensor argument on another device would make it throw.
+      const CXXMethodDecl *MD = Call->getMethodDecl();
+      std::optional<DeviceKind> To = deviceMoveOf(Call, Ctx);
+      bool Keeps = MD && MD->getIdentifier() && isTensorMethod(MD, {MD->getName()}) && isTensorType(Call->getType()) &&
+                   (To ? *To == DeviceKind::Host
+                       : llvm::none_of(Call->arguments(), [&](const Expr *A) { return mayNameDevice(A, Ctx); }));
+      return Keeps && allOnHost(Call->getImplicitObjectArgument(), Call->arguments(), Depth);
+    }
+    if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E))
+      return allOnHost(nullptr, Op->arguments(), Depth);
+    if (const auto *Ref = dyn_cast<DeclRefExpr>(E))
+      return localOnHost(Ref, Depth);
+    return false;
+  }
+
+private:
+  bool found(const Expr *E) {
+    Source = Source ? Source : E;
+    return true;
+  }
+
+  /// \p Object (optional) and the tensor arguments of \p Args, at least one, all on the host:
+  /// a 0-dim host tensor combined with a device tensor gives a device tensor.
+  bool allOnHost(const Expr *Object, llvm::iterator_range<CallExpr::const_arg_iterator> Args, unsigned Depth) {
+    bool Any = Object != nullptr;
+    if (Object && !onHost(Object, Depth + 1))
+      return false;
+    for (const Expr *Arg : Args) {
+      if (!isTensorType(Arg->getType()))
+        continue;
+      Any = true;
+      if (!onHost(Arg, Depth + 1))
+        return false;
+    }
+    return Any;
+  }
+
+  /// A local tensor (or reference binding a temporary) is on the host when every definition
+  /// reaching \p Ref (reachingAt) is; in-place writes keep it where it is.
+  bool localOnHost(const DeclRefExpr *Ref, unsigned Depth) {
+    const auto *VD = dyn_cast<VarDecl>(Ref->getDecl());
+    const Expr *Init = VD ? VD->getInit() : nullptr;
+    if (const auto *Cleanups = dyn_cast_or_null<ExprWithCleanups>(Init))
+      Init = Cleanups->getSubExpr();
+    if (!VD || !VD->isLocalVarDecl() || VD->isStaticLocal() || !isTensorType(VD->getType()) ||
+        (VD->getType()->isReferenceType() && !isa_and_nonnull<MaterializeTemporaryExpr>(Init)) ||
+        (Q.Local && !Q.Local(VD)))
+      return false;
+    if (!enter(VD))
+      return true;
+    const Stmt *Declaration = parentOf(VD, Ctx).get<DeclStmt>();
+    llvm::SmallVector<const Stmt *, 4> Sites;
+    llvm::SmallVector<const Expr *, 4> Values;
+    for (const Definition &D : definitionsOf(VD, Ctx))
+      if (D.K == Definition::Init || D.K == Definition::Assign) {
+        Sites.push_back(D.K == Definition::Assign ? D.Site : Declaration ? Declaration : VD->getInit());
+        Values.push_back(D.Value);
+      }
+    llvm::SmallVector<const Stmt *, 2> Reaching = M.reachingAt(Sites, Ref);
+    bool All = !Reaching.empty();
+    for (const Stmt *Site : Reaching)
+      if (!(All = (!Q.Scope || isWithin(Site->getBeginLoc(), Q.Scope->getSourceRange(), Ctx.getSourceManager())) &&
+                  onHost(Values[llvm::find(Sites, Site) - Sites.begin()], Depth + 1)))
+        break;
+    leave(VD);
+    return All;
+  }
+
+  const HostTensorQuery &Q;
+};
 } // namespace
+
+AutogradModel &AutogradModel::get(ASTContext &Ctx, const ModelOptions &Options) {
+  std::lock_guard<std::mutex> Lock(RegistryMutex);
+  llvm::SmallVector<AutogradModel *, 1> &Models = registry()[&Ctx];
+  for (AutogradModel *M : Models)
+    if (M->Opts == Options)
+      return *M;
+  auto *M = new AutogradModel(Ctx, Options);
+  Models.push_back(M);
+  // Freed by ~ASTContext, before its address can be reused by a later translation unit.
+  Ctx.AddDeallocation(
+      [](void *P) {
+        auto *M = static_cast<AutogradModel *>(P);
+        std::lock_guard<std::mutex> Lock(RegistryMutex);
+        if (auto It = registry().find(&M->context()); It != registry().end()) {
+          llvm::erase_value(It->second, M);
+          if (It->second.empty())
+            registry().erase(It);
+        }
+        delete M;
+      },
+      M);
+  return *M;
+}
+
+AutogradModel::AutogradModel(ASTContext &Ctx, ModelOptions Options)
+    : Ctx(Ctx), Opts(std::move(Options)),
+      Index(Opts.UseProjectIndex ? ProjectIndex::forContext(Ctx, Opts.ProjectIndexPath) : nullptr),
+      P(std::make_unique<Impl>()) {}
+
+AutogradModel::~AutogradModel() = default;
+
+std::optional<uint32_t> AutogradModel::indexedFacts(const FunctionDecl *Callee) const {
+  if (!Index || !Callee || Callee->getDefinition() || isInSystemHeader(Callee))
+    return std::nullopt;
+  return Index->factsOf(Callee);
+}
 
 llvm::ArrayRef<const CallExpr *> AutogradModel::callersOf(const FunctionDecl *FD) {
   if (!FD)
@@ -152,27 +276,25 @@ llvm::ArrayRef<const CallExpr *> AutogradModel::callersOf(const FunctionDecl *FD
         P->Callers[Fn->getCanonicalDecl()].push_back(Call);
     }
   }
-  const FunctionDecl *Key = FD->getCanonicalDecl();
-  if (const FunctionDecl *Pattern = FD->getTemplateInstantiationPattern())
-    Key = Pattern->getCanonicalDecl();
-  auto It = P->Callers.find(Key);
-  if (It == P->Callers.end())
-    return {};
-  return It->second;
+  const FunctionDecl *Pattern = FD->getTemplateInstantiationPattern();
+  auto It = P->Callers.find((Pattern ? Pattern : FD)->getCanonicalDecl());
+  return It == P->Callers.end() ? llvm::ArrayRef<const CallExpr *>() : llvm::ArrayRef(It->second);
 }
 
 llvm::SmallVector<const FunctionDecl *, 2> AutogradModel::calledFunctions(const CallExpr *Call) {
   const FunctionDecl *FD = calledFunction(Call); // builds the call index, which resolves parameter calls
   if (auto It = P->ParameterCallees.find(Call); It != P->ParameterCallees.end() && It->second.size() > 1)
     return It->second;
-  llvm::SmallVector<const FunctionDecl *, 2> Callees;
-  if (FD)
-    Callees.push_back(FD);
-  else if (const auto *Lookup = dyn_cast<UnresolvedLookupExpr>(Call->getCallee()->IgnoreParenImpCasts()))
+  return FD ? llvm::SmallVector<const FunctionDecl *, 2>{FD} : unresolvedCandidates(Call);
+}
+
+llvm::SmallVector<const FunctionDecl *, 2> unresolvedCandidates(const CallExpr *Call) {
+  llvm::SmallVector<const FunctionDecl *, 2> Candidates;
+  if (const auto *Lookup = dyn_cast<UnresolvedLookupExpr>(Call->getCallee()->IgnoreParenImpCasts()))
     for (const NamedDecl *D : Lookup->decls())
-      if (const FunctionDecl *Candidate = D->getAsFunction())
-        Callees.push_back(Candidate);
-  return Callees;
+      if (const FunctionDecl *FD = D->getUnderlyingDecl()->getAsFunction())
+        Candidates.push_back(FD);
+  return Candidates;
 }
 
 const FunctionDecl *AutogradModel::calledFunction(const CallExpr *Call) {
@@ -186,13 +308,8 @@ const FunctionDecl *AutogradModel::calledFunction(const CallExpr *Call) {
     auto It = P->ParameterCallees.find(Call);
     return It != P->ParameterCallees.end() && It->second.size() == 1 ? It->second.front() : Callee;
   }
-  const auto *Ref = dyn_cast<DeclRefExpr>(Op->getArg(0)->IgnoreParenImpCasts());
-  const auto *VD = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
-  if (!VD || !VD->getInit())
-    return Callee;
-  const auto *Lambda =
-      selectFirst<LambdaExpr>("lambda", match(findAll(lambdaExpr().bind("lambda")), *VD->getInit(), Ctx));
-  return Lambda ? Lambda->getCallOperator() : Callee;
+  const FunctionDecl *Held = callableValue(Op->getArg(0));
+  return Held ? Held : Callee;
 }
 
 CallShape AutogradModel::callShape(const CallExpr *Call) {
@@ -237,16 +354,6 @@ CallShape AutogradModel::callShape(const CallExpr *Call) {
   }
   return Shape;
 }
-
-namespace {
-/// How many arguments \p Call passes before the parameters of \p Callee: the object of a
-/// member operator call.
-unsigned implicitObjectArguments(const CallExpr *Call, const FunctionDecl *Callee) {
-  return isa<CXXOperatorCallExpr>(Call) && isa<CXXMethodDecl>(Callee) && !cast<CXXMethodDecl>(Callee)->isStatic()
-             ? 1
-             : 0;
-}
-} // namespace
 
 const Expr *argumentFor(const CallExpr *Call, const ParmVarDecl *Param) {
   const auto *Callee = Call && Param ? dyn_cast<FunctionDecl>(Param->getDeclContext()) : nullptr;
@@ -315,42 +422,6 @@ const Expr *asSpelled(const Expr *E) {
   return E;
 }
 
-namespace {
-/// The variable or field \p E is part of: through members (objectRoot), and with \p Elements
-/// also through elements, pointers and smart pointers (containerRoot).
-const ValueDecl *rootOf(const Expr *E, bool Elements) {
-  static constexpr llvm::StringLiteral ElementAccess[] = {"at", "back", "front", "get", "top"};
-  for (unsigned Steps = 0; E && Steps < 16; ++Steps) {
-    E = Elements ? E->IgnoreParenImpCasts() : asSpelled(E);
-    if (const auto *DRE = dyn_cast<DeclRefExpr>(E))
-      return isa<VarDecl>(DRE->getDecl()) || (Elements && isa<BindingDecl>(DRE->getDecl())) ? DRE->getDecl()
-                                                                                         : nullptr;
-    if (const auto *ME = dyn_cast<MemberExpr>(E)) {
-      if (isa<CXXThisExpr>(ME->getBase()->IgnoreParenImpCasts()))
-        return dyn_cast<FieldDecl>(ME->getMemberDecl());
-      E = ME->getBase();
-    } else if (!Elements) {
-      return nullptr;
-    } else if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E)) {
-      if (Op->getOperator() != OO_Subscript && Op->getOperator() != OO_Arrow && Op->getOperator() != OO_Star)
-        return nullptr;
-      E = Op->getArg(0);
-    } else if (const auto *UO = dyn_cast<UnaryOperator>(E); UO && UO->getOpcode() == UO_Deref) {
-      E = UO->getSubExpr();
-    } else if (const auto *MCE = dyn_cast<CXXMemberCallExpr>(E)) {
-      const CXXMethodDecl *MD = MCE->getMethodDecl();
-      if (!MD || !MD->getParent()->isInStdNamespace() || !MD->getIdentifier() ||
-          !llvm::is_contained(ElementAccess, MD->getName()))
-        return nullptr;
-      E = MCE->getImplicitObjectArgument();
-    } else {
-      return nullptr;
-    }
-  }
-  return nullptr;
-}
-} // namespace
-
 const ValueDecl *objectRoot(const Expr *E) { return rootOf(E, /*Elements=*/false); }
 const ValueDecl *containerRoot(const Expr *E) { return rootOf(E, /*Elements=*/true); }
 
@@ -379,13 +450,14 @@ const Stmt *lifetimeScope(const VarDecl *VD, ASTContext &Ctx) {
   return nullptr;
 }
 
-namespace {
-/// showsAccelerator, without the index.
-bool showsAcceleratorHere(const FunctionDecl *Fn, ASTContext &Ctx) {
+bool AutogradModel::showsAccelerator(const FunctionDecl *Fn) {
+  auto [It, Inserted] = P->ShowsAccelerator.try_emplace(Fn, false);
+  if (!Inserted)
+    return It->second;
   auto IsDevice = [](const ValueDecl *D) { return isSameOrDerivedFrom(recordOf(D->getType()), names::Device); };
   const auto *MD = dyn_cast<CXXMethodDecl>(Fn);
   if ((MD && llvm::any_of(MD->getParent()->fields(), IsDevice)) || llvm::any_of(Fn->parameters(), IsDevice))
-    return true;
+    return P->ShowsAccelerator[Fn] = true;
   if (!Fn->getBody())
     return false;
   auto DeviceValue = expr(anyOf(hasType(cxxRecordDecl(hasName(names::Device))), hasType(enumDecl(hasName(names::DeviceType)))));
@@ -397,7 +469,7 @@ bool showsAcceleratorHere(const FunctionDecl *Fn, ASTContext &Ctx) {
                          DeviceValue))
                   .bind("e")),
       *Fn->getBody(), Ctx);
-  return llvm::any_of(Evidence, [&](const BoundNodes &B) {
+  bool Shows = llvm::any_of(Evidence, [&](const BoundNodes &B) {
     const Expr *E = B.getNodeAs<Expr>("e")->IgnoreImplicit();
     // A local's value, and a copy of it, are judged where the value is made.
     if (const auto *C = dyn_cast<CXXConstructExpr>(E);
@@ -412,16 +484,8 @@ bool showsAcceleratorHere(const FunctionDecl *Fn, ASTContext &Ctx) {
       return deviceKind(E, Ctx) != DeviceKind::Host;
     return true;
   });
-}
-} // namespace
-
-bool AutogradModel::showsAccelerator(const FunctionDecl *Fn) {
-  auto [It, Inserted] = P->ShowsAccelerator.try_emplace(Fn, false);
-  if (!Inserted)
-    return It->second;
-  bool Shows = showsAcceleratorHere(Fn, Ctx);
   // A loader of another TU that moves its batches to the GPU.
-  if (!Shows && Index && Fn->getBody())
+  if (!Shows && Index)
     Shows = llvm::any_of(match(findAll(callExpr().bind("call")), *Fn->getBody(), Ctx), [&](const BoundNodes &B) {
       std::optional<uint32_t> Facts = indexedFacts(B.getNodeAs<CallExpr>("call")->getDirectCallee());
       return Facts && (*Facts & FunctionSummary::Accelerator);
@@ -449,103 +513,6 @@ bool AutogradModel::mayUseAccelerator(const Stmt *S) {
   return S && (Around(outermostFunction(S), Opts.CallDepth + 1) ||
                (Own && isLambdaCallOperator(Own) && Around(Own, Opts.CallDepth + 1)));
 }
-
-namespace {
-/// One hostTensorSource question: the locals being followed (a definition reading its own
-/// variable, `t = t * 2`, adds nothing) and the first source found.
-class HostWalk : public ProvenanceWalk {
-public:
-  HostWalk(AutogradModel &M, const HostTensorQuery &Q) : ProvenanceWalk(M), Q(Q) {}
-  const Expr *Source = nullptr;
-
-  /// Whether every path that gives \p E its value starts on the host (Source: the first such start).
-  bool onHost(const Expr *E, unsigned Depth) {
-    E = E ? E->IgnoreUnlessSpelledInSource() : nullptr;
-    if (!E || Depth > MaxDepth)
-      return false;
-    if (Q.OnHost && Q.OnHost(E))
-      return found(E);
-    if (const CallExpr *Factory = hostFactoryCall(E, Ctx))
-      return (!Q.Factory || Q.Factory(Factory)) && found(Factory);
-    if (const auto *Call = dyn_cast<CXXMemberCallExpr>(E)) {
-      // A tensor method keeps its object where it is unless it moves it (`.cuda()`, `.to(device)`,
-      // `.to(options)`); a tensor argument on another device would make it throw.
-      const CXXMethodDecl *MD = Call->getMethodDecl();
-      std::optional<DeviceKind> To = deviceMoveOf(Call, Ctx);
-      bool Keeps = MD && MD->getIdentifier() && isTensorMethod(MD, {MD->getName()}) && isTensorType(Call->getType()) &&
-                   (To ? *To == DeviceKind::Host
-                       : llvm::none_of(Call->arguments(), [&](const Expr *A) { return mayNameDevice(A, Ctx); }));
-      return Keeps && allOnHost(Call->getImplicitObjectArgument(), Call->arguments(), Depth);
-    }
-    if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E))
-      return allOnHost(nullptr, Op->arguments(), Depth);
-    if (const auto *Ref = dyn_cast<DeclRefExpr>(E))
-      return localOnHost(Ref, Depth);
-    return false;
-  }
-
-private:
-  bool found(const Expr *E) {
-    Source = Source ? Source : E;
-    return true;
-  }
-
-  /// \p Object (optional) and the tensor arguments of \p Args, at least one, all on the host:
-  /// a 0-dim host tensor combined with a device tensor gives a device tensor.
-  bool allOnHost(const Expr *Object, llvm::iterator_range<CallExpr::const_arg_iterator> Args, unsigned Depth) {
-    bool Any = Object != nullptr;
-    if (Object && !onHost(Object, Depth + 1))
-      return false;
-    for (const Expr *Arg : Args) {
-      if (!isTensorType(Arg->getType()))
-        continue;
-      Any = true;
-      if (!onHost(Arg, Depth + 1))
-        return false;
-    }
-    return Any;
-  }
-
-  /// A local tensor (or reference binding a temporary) is on the host when every definition
-  /// reaching \p Ref (reachingAt) is; in-place writes keep it where it is.
-  bool localOnHost(const DeclRefExpr *Ref, unsigned Depth) {
-    const auto *VD = dyn_cast<VarDecl>(Ref->getDecl());
-    if (!VD || !VD->isLocalVarDecl() || VD->isStaticLocal() || !isTensorType(VD->getType()) ||
-        (VD->getType()->isReferenceType() && !bindsTemporary(VD->getInit())) || (Q.Local && !Q.Local(VD)))
-      return false;
-    if (!enter(VD))
-      return true;
-    llvm::SmallVector<const Stmt *, 4> Sites;
-    llvm::SmallVector<const Expr *, 4> Values;
-    for (const Definition &D : definitionsOf(VD, Ctx))
-      if (D.K == Definition::Init || D.K == Definition::Assign) {
-        Sites.push_back(D.K == Definition::Init ? declarationOf(VD) : D.Site);
-        Values.push_back(D.Value);
-      }
-    llvm::SmallVector<const Stmt *, 2> Reaching = M.reachingAt(Sites, Ref);
-    bool All = !Reaching.empty();
-    for (const Stmt *Site : Reaching)
-      if (!(All = (!Q.Scope || isWithin(Site->getBeginLoc(), Q.Scope->getSourceRange(), Ctx.getSourceManager())) &&
-                  onHost(Values[llvm::find(Sites, Site) - Sites.begin()], Depth + 1)))
-        break;
-    leave(VD);
-    return All;
-  }
-
-  const Stmt *declarationOf(const VarDecl *VD) {
-    const auto *DS = parentOf(VD, Ctx).get<DeclStmt>();
-    return DS ? static_cast<const Stmt *>(DS) : VD->getInit();
-  }
-
-  static bool bindsTemporary(const Expr *Init) {
-    if (const auto *Cleanups = dyn_cast_or_null<ExprWithCleanups>(Init))
-      Init = Cleanups->getSubExpr();
-    return isa_and_nonnull<MaterializeTemporaryExpr>(Init);
-  }
-
-  const HostTensorQuery &Q;
-};
-} // namespace
 
 const Expr *AutogradModel::hostTensorSource(const Expr *E, const HostTensorQuery &Q) {
   HostWalk W(*this, Q);

@@ -41,7 +41,7 @@ struct GradModeFact {
 struct CallShape {
   llvm::StringRef Name;                     ///< `f` in `ns::f(x)`, `m` in `x.m()` / `x->m()`
   const clang::Expr *Object = nullptr;      ///< `x` in `x.m()`; null for free functions and implicit this
-  const clang::FunctionDecl *Callee = nullptr; ///< what runs (through lambdas held in locals), when known
+  const clang::FunctionDecl *Callee = nullptr; ///< AutogradModel::calledFunction, when known
   bool Resolved = false;                    ///< false: named only (dependent call)
 };
 
@@ -66,7 +66,10 @@ struct LeafFact {
 
 enum class LoopKind { Training, Eval, Other };
 enum class LoopEventKind { Forward, Backward, Step, ZeroGrad, Eval, Train };
-uint32_t indexFact(LoopEventKind K); ///< the FunctionSummary::Fact of event \p K
+/// The FunctionSummary::Fact of event \p K: both list the events in the same order.
+constexpr uint32_t indexFact(LoopEventKind K) { return 1u << unsigned(K); }
+static_assert(FunctionSummary::ZeroGrad == indexFact(LoopEventKind::ZeroGrad) &&
+              FunctionSummary::Train == indexFact(LoopEventKind::Train));
 
 /// Something a loop body runs, directly or through helpers and lambdas.
 struct LoopEvent {
@@ -109,6 +112,9 @@ const clang::Expr *argumentFor(const clang::CallExpr *Call, const clang::ParmVar
 /// The parameter of \p Callee (the function \p Call runs) that \p Arg binds to, or null.
 const clang::ParmVarDecl *parameterFor(const clang::CallExpr *Call, const clang::FunctionDecl *Callee,
                                        const clang::Expr *Arg);
+
+/// What a call left unresolved in an uninstantiated template may run: its lookup's functions.
+llvm::SmallVector<const clang::FunctionDecl *, 2> unresolvedCandidates(const clang::CallExpr *Call);
 
 /// `p` in `p->`, `*p` (a raw or smart pointer, a ModuleHolder); else \p E, as spelled.
 const clang::Expr *throughPointer(const clang::Expr *E);
@@ -205,9 +211,6 @@ struct HostTensorQuery {
   llvm::function_ref<bool(const clang::VarDecl *)> Local;    ///< which locals are followed
   /// When set, only definitions inside it count (a loop body: made in the iteration).
   const clang::Stmt *Scope = nullptr;
-  /// Whether values computed from the held ones (a tensor op's, a call's result) are followed
-  /// too; false: only the objects themselves, through copies, moves and aggregates holding them.
-  bool Derived = true;
 };
 
 /// The CheckOptions the model's answers depend on (docs/options.md); checks with equal options
@@ -251,8 +254,8 @@ public:
   // ---- calls and functions ---------------------------------------------------------------
   /// The calls of \p FD (or of any instantiation of its pattern) in user code.
   llvm::ArrayRef<const clang::CallExpr *> callersOf(const clang::FunctionDecl *FD);
-  /// The function a call runs: its callee, the lambda in the local it calls, or the one callable
-  /// the visible calls pass for the std::function parameter it calls.
+  /// The function a call runs: its callee, the one lambda or function held by the std::function
+  /// local it calls, or the one callable the visible calls pass for the std::function parameter.
   const clang::FunctionDecl *calledFunction(const clang::CallExpr *Call);
   /// Every function a call may run: calledFunction, each callable passed for the parameter, or
   /// each candidate of a call left unresolved in an uninstantiated template.
@@ -271,9 +274,8 @@ public:
   /// Whether some path runs \p A, then \p B, with none of \p Others between; where no CFG holds
   /// both, whether A is the last of them before B in source order.
   bool mayRunBefore(const clang::Stmt *A, const clang::Stmt *B, llvm::ArrayRef<const clang::Stmt *> Others = {});
-  /// Whether some path runs \p A and then \p B without running any of \p Avoid in between.
-  bool mayRunBeforeAvoiding(const clang::Stmt *A, const clang::Stmt *B,
-                            llvm::ArrayRef<const clang::Stmt *> Avoid);
+  /// mayRunBefore, but false where no CFG holds both: an order it cannot see is none.
+  bool mayRunBeforeAvoiding(const clang::Stmt *A, const clang::Stmt *B, llvm::ArrayRef<const clang::Stmt *> Avoid);
   /// Whether some path runs \p A, re-enters the head of a loop around \p B (in B's function),
   /// then runs B, avoiding \p Avoid: A's write may reach B in a later iteration.
   bool mayRunInLaterIteration(const clang::Stmt *A, const clang::Stmt *B,
@@ -329,8 +331,11 @@ public:
   const LoopFacts &loop(const clang::Stmt *Loop);
   /// The events \p Root runs, in source order, directly or through the functions it calls.
   llvm::ArrayRef<LoopEvent> eventsIn(const clang::Stmt *Root);
+  /// A forward: matchers::moduleForwardCall(), or a member `forward` called on an object of
+  /// dependent type in an uninstantiated template; never a free `forward(x)` (std::forward).
+  static StmtMatcher forwardCall();
   /// The statements that are event \p K, also by name in an uninstantiated template. ZeroGrad is
-  /// gradClearing(); Forward excludes isParameterFreeForward modules.
+  /// gradClearing(); Forward is a forwardCall() but for isParameterFreeForward modules.
   static StmtMatcher event(LoopEventKind K);
   /// The first node matching \p M that each run of \p Body runs: outside its loops, or through
   /// calls outside its loops, \p Depth levels deep (the functions in \p Seen are not entered).
@@ -388,7 +393,8 @@ public:
   LoopOutputs loopOutputs(const clang::Stmt *Loop);
   /// The outermost function (not a lambda) whose body contains \p S.
   const clang::FunctionDecl *outermostFunction(const clang::Stmt *S);
-  /// What needs a recorded graph: backward(), step(), torch::autograd::grad() (also by name).
+  /// What needs a recorded graph: event() Backward or Step, torch::autograd::grad() (also by
+  /// name), or a call left unresolved one of whose candidates reaches one.
   StmtMatcher gradientConsumer();
   /// \p Call goes into user code out of sight (no body here, or an unknown object's member in an
   /// uninstantiated template) named like ModelOptions::TrainingCallNames: assume it trains.

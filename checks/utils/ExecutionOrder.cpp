@@ -3,6 +3,7 @@
 #include "utils/AutogradModel.h"
 #include "utils/AutogradModelImpl.h"
 
+#include "clang/AST/ASTLambda.h"
 #include "clang/AST/ParentMapContext.h"
 #include "clang/Analysis/CFG.h"
 #include "clang/Basic/SourceManager.h"
@@ -47,20 +48,16 @@ FunctionOrder *orderOf(const FunctionDecl *FD, ASTContext &Ctx,
   return It->second.get();
 }
 
+using Position = std::pair<const CFGBlock *, unsigned>;
+
 /// Where \p S runs in \p O: its own position or that of the nearest enclosing statement.
-std::optional<std::pair<const CFGBlock *, unsigned>> positionOf(const Stmt *S, const FunctionOrder &O, ASTContext &Ctx) {
+std::optional<Position> positionOf(const Stmt *S, const FunctionOrder &O, ASTContext &Ctx) {
   DynTypedNode N = DynTypedNode::create(*S);
-  for (unsigned Steps = 0; Steps < 64 && !N.getNodeKind().isNone(); ++Steps, N = parentOf(N, Ctx)) {
-    const Stmt *Cur = N.get<Stmt>();
-    if (!Cur)
-      return std::nullopt;
-    if (auto It = O.Position.find(Cur); It != O.Position.end())
+  for (unsigned Steps = 0; Steps < 64 && N.get<Stmt>(); ++Steps, N = parentOf(N, Ctx))
+    if (auto It = O.Position.find(N.get<Stmt>()); It != O.Position.end())
       return It->second;
-  }
   return std::nullopt;
 }
-
-using Position = std::pair<const CFGBlock *, unsigned>;
 
 /// The CFG of the one function holding \p A and \p B, and their positions in it; else none.
 struct PairInOrder {
@@ -71,67 +68,79 @@ std::optional<PairInOrder> inOneOrder(const Stmt *A, const Stmt *B, ASTContext &
                                       llvm::DenseMap<const FunctionDecl *, std::unique_ptr<FunctionOrder>> &Orders) {
   const FunctionDecl *FD = enclosingFunction(A, Ctx);
   FunctionOrder *O = FD == enclosingFunction(B, Ctx) ? orderOf(FD, Ctx, Orders) : nullptr;
-  if (!O)
-    return std::nullopt;
-  auto PA = positionOf(A, *O, Ctx), PB = positionOf(B, *O, Ctx);
-  if (!PA || !PB)
-    return std::nullopt;
-  return PairInOrder{O, *PA, *PB};
+  std::optional<Position> PA = O ? positionOf(A, *O, Ctx) : std::nullopt;
+  std::optional<Position> PB = PA ? positionOf(B, *O, Ctx) : std::nullopt;
+  return PB ? std::optional(PairInOrder{O, *PA, *PB}) : std::nullopt;
 }
 
-/// Without a CFG (an uninstantiated template): \p A is the last of A and \p Others before \p B
-/// in source order.
-bool sourceOrderReaches(const Stmt *A, const Stmt *B, ArrayRef<const Stmt *> Others, const SourceManager &SM) {
-  auto Before = [&](const Stmt *X, const Stmt *Y) {
-    return SM.isBeforeInTranslationUnit(X->getEndLoc(), Y->getBeginLoc());
-  };
-  return Before(A, B) && llvm::none_of(Others, [&](const Stmt *O) { return Before(A, O) && Before(O, B); });
-}
-} // namespace
-
-bool AutogradModel::mayRunBefore(const Stmt *A, const Stmt *B, ArrayRef<const Stmt *> Others) {
-  return inOneOrder(A, B, Ctx, P->Orders) ? mayRunBeforeAvoiding(A, B, Others)
-                                          : sourceOrderReaches(A, B, Others, Ctx.getSourceManager());
-}
-
-bool AutogradModel::mayRunBeforeAvoiding(const Stmt *A, const Stmt *B, ArrayRef<const Stmt *> Avoid) {
-  std::optional<PairInOrder> In = inOneOrder(A, B, Ctx, P->Orders);
-  if (!In)
-    return false;
-  FunctionOrder *O = In->O;
-  const Position *PA = &In->A, *PB = &In->B;
+/// Whether some path of \p In's CFG runs A, then B, with none of \p Avoid between.
+bool pathAvoiding(const PairInOrder &In, ArrayRef<const Stmt *> Avoid, ASTContext &Ctx) {
   llvm::DenseMap<const CFGBlock *, SmallVector<unsigned, 2>> Avoided;
   for (const Stmt *S : Avoid)
-    if (auto PS = positionOf(S, *O, Ctx))
+    if (auto PS = positionOf(S, *In.O, Ctx))
       Avoided[PS->first].push_back(PS->second);
   // No avoided statement in [From, To) of the block.
   auto Clear = [&](const CFGBlock *Block, unsigned From, unsigned To) {
     auto It = Avoided.find(Block);
-    return It == Avoided.end() ||
-           llvm::none_of(It->second, [&](unsigned I) { return I >= From && I < To; });
+    return It == Avoided.end() || llvm::none_of(It->second, [&](unsigned I) { return I >= From && I < To; });
   };
   const unsigned End = std::numeric_limits<unsigned>::max();
-  if (PA->first == PB->first && PA->second < PB->second)
-    return Clear(PA->first, PA->second + 1, PB->second);
-  if (!Clear(PA->first, PA->second + 1, End))
+  auto [BlockA, IndexA] = In.A;
+  auto [BlockB, IndexB] = In.B;
+  if (BlockA == BlockB && IndexA < IndexB)
+    return Clear(BlockA, IndexA + 1, IndexB);
+  if (!Clear(BlockA, IndexA + 1, End))
     return false;
-  llvm::BitVector Seen(O->Graph->getNumBlockIDs());
-  SmallVector<const CFGBlock *, 16> Work{PA->first};
-  while (!Work.empty()) {
-    const CFGBlock *Block = Work.pop_back_val();
-    for (const CFGBlock::AdjacentBlock &Succ : Block->succs()) {
+  llvm::BitVector Seen(In.O->Graph->getNumBlockIDs());
+  SmallVector<const CFGBlock *, 16> Work{BlockA};
+  while (!Work.empty())
+    for (const CFGBlock::AdjacentBlock &Succ : Work.pop_back_val()->succs()) {
       const CFGBlock *Next = Succ.getReachableBlock();
       if (!Next || Seen.test(Next->getBlockID()))
         continue;
       Seen.set(Next->getBlockID());
-      if (Next == PB->first && Clear(Next, 0, PB->second))
+      if (Next == BlockB && Clear(Next, 0, IndexB))
         return true;
       // A block holding an avoided statement is entered but never passed through.
       if (Clear(Next, 0, End))
         Work.push_back(Next);
     }
-  }
   return false;
+}
+
+/// \p S, or the statement of \p FD that holds it when \p S is in a lambda defined in \p FD
+/// (the lambda expression: where the lambda is made); null when \p S is not in \p FD.
+const Stmt *liftInto(const Stmt *S, const FunctionDecl *FD, ASTContext &Ctx) {
+  for (unsigned Steps = 0; S && Steps < 16; ++Steps) {
+    const FunctionDecl *In = enclosingFunction(S, Ctx);
+    if (In == FD)
+      return S;
+    if (!isLambdaCallOperator(In))
+      return nullptr;
+    DynTypedNode N = DynTypedNode::create(*S);
+    while (!N.getNodeKind().isNone() &&
+           !(N.get<LambdaExpr>() && N.get<LambdaExpr>()->getLambdaClass() == cast<CXXMethodDecl>(In)->getParent()))
+      N = parentOf(N, Ctx);
+    S = N.get<LambdaExpr>();
+  }
+  return nullptr;
+}
+} // namespace
+
+bool AutogradModel::mayRunBefore(const Stmt *A, const Stmt *B, ArrayRef<const Stmt *> Others) {
+  if (std::optional<PairInOrder> In = inOneOrder(A, B, Ctx, P->Orders))
+    return pathAvoiding(*In, Others, Ctx);
+  // No CFG (an uninstantiated template): A is the last of A and Others before B in source order.
+  const SourceManager &SM = Ctx.getSourceManager();
+  auto Before = [&](const Stmt *X, const Stmt *Y) {
+    return SM.isBeforeInTranslationUnit(X->getEndLoc(), Y->getBeginLoc());
+  };
+  return Before(A, B) && llvm::none_of(Others, [&](const Stmt *O) { return Before(A, O) && Before(O, B); });
+}
+
+bool AutogradModel::mayRunBeforeAvoiding(const Stmt *A, const Stmt *B, ArrayRef<const Stmt *> Avoid) {
+  std::optional<PairInOrder> In = inOneOrder(A, B, Ctx, P->Orders);
+  return In && pathAvoiding(*In, Avoid, Ctx);
 }
 
 bool AutogradModel::mayRunInLaterIteration(const Stmt *A, const Stmt *B, ArrayRef<const Stmt *> Avoid) {
@@ -143,26 +152,6 @@ bool AutogradModel::mayRunInLaterIteration(const Stmt *A, const Stmt *B, ArrayRe
       return true;
   return false;
 }
-
-namespace {
-/// \p S, or the statement of \p FD that holds it when \p S is in a lambda defined in \p FD
-/// (the lambda expression: where the lambda is made); null when \p S is not in \p FD.
-const Stmt *liftInto(const Stmt *S, const FunctionDecl *FD, ASTContext &Ctx) {
-  for (unsigned Steps = 0; S && Steps < 16; ++Steps) {
-    const FunctionDecl *In = enclosingFunction(S, Ctx);
-    if (In == FD)
-      return S;
-    const auto *Method = dyn_cast_or_null<CXXMethodDecl>(In);
-    const CXXRecordDecl *Class = Method ? Method->getParent() : nullptr;
-    DynTypedNode N = DynTypedNode::create(*S);
-    while (!N.getNodeKind().isNone() && !(Class && Class->isLambda() && N.get<LambdaExpr>() &&
-                                          N.get<LambdaExpr>()->getLambdaClass() == Class))
-      N = parentOf(N, Ctx);
-    S = N.get<LambdaExpr>();
-  }
-  return nullptr;
-}
-} // namespace
 
 llvm::SmallVector<const Stmt *, 2> AutogradModel::reachingAt(ArrayRef<const Stmt *> Sites, const Stmt *At) {
   llvm::SmallVector<const Stmt *, 2> Reaching;

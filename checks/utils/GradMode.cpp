@@ -31,7 +31,7 @@ const Expr *gradModeSwitchArg(const Stmt *S) {
 
 /// std::thread or std::jthread.
 bool isStdThread(QualType T) {
-  const CXXRecordDecl *RD = T.isNull() ? nullptr : recordOf(T);
+  const CXXRecordDecl *RD = recordOf(T);
   return RD && RD->isInStdNamespace() && RD->getIdentifier() && (RD->getName() == "thread" || RD->getName() == "jthread");
 }
 
@@ -191,17 +191,12 @@ llvm::ArrayRef<const DeclRefExpr *> AutogradModel::handedOver(const FunctionDecl
     for (const BoundNodes &B :
          match(decl(forEachDescendant(declRefExpr(to(valueDecl(equalsNode(Passed)))).bind("use"))), *D, Ctx)) {
       const auto *Use = B.getNodeAs<DeclRefExpr>("use");
-      auto Parents = Ctx.getParents(*Use);
-      const Expr *Parent = Parents.empty() ? nullptr : Parents[0].get<Expr>();
       // Direct calls are judged through callersOf.
-      if (const auto *Cast = dyn_cast_or_null<ImplicitCastExpr>(Parent);
-          Cast && Cast->getCastKind() == CK_FunctionToPointerDecay) {
-        auto Grand = Ctx.getParents(*Cast);
-        const auto *Call = Grand.empty() ? nullptr : Grand[0].get<CallExpr>();
-        if (Call && Call->getCallee()->IgnoreParenImpCasts() == Use)
-          continue;
-      }
-      Uses.push_back(Use);
+      const auto *Cast = parentOf(Use, Ctx).get<ImplicitCastExpr>();
+      const auto *Call = Cast && Cast->getCastKind() == CK_FunctionToPointerDecay ? parentOf(Cast, Ctx).get<CallExpr>()
+                                                                                  : nullptr;
+      if (!Call || Call->getCallee()->IgnoreParenImpCasts() != Use)
+        Uses.push_back(Use);
     }
   });
   // The map may have grown meanwhile: look the slot up again.
@@ -231,11 +226,9 @@ const Stmt *AutogradModel::handedOverUnderNoGrad(const FunctionDecl *FD, unsigne
 
 const Expr *AutogradModel::threadLaunchOf(const Stmt *S) {
   std::function<const Expr *(const Stmt *, unsigned)> In = [&](const Stmt *From, unsigned Depth) -> const Expr * {
-    DynTypedNode Child = DynTypedNode::create(*From);
-    for (DynTypedNode Parent = parentOf(Child, Ctx); !Parent.getNodeKind().isNone();
-         Child = Parent, Parent = parentOf(Parent, Ctx)) {
-      const auto *LE = Parent.get<LambdaExpr>();
-      const FunctionDecl *FD = LE ? LE->getCallOperator() : Parent.get<FunctionDecl>();
+    for (DynTypedNode N = parentOf(DynTypedNode::create(*From), Ctx); !N.getNodeKind().isNone(); N = parentOf(N, Ctx)) {
+      const auto *LE = N.get<LambdaExpr>();
+      const FunctionDecl *FD = LE ? LE->getCallOperator() : N.get<FunctionDecl>();
       if (!FD)
         continue;
       if (const Expr *Launch = handedToThread(FD, LE))
@@ -256,11 +249,9 @@ const Expr *AutogradModel::threadLaunchOf(const Stmt *S) {
 }
 
 GradModeFact AutogradModel::gradModeAt(const Stmt *S) {
-  if (!S)
-    return {};
-  if (auto It = P->GradModes.find(S); It != P->GradModes.end())
+  if (auto It = P->GradModes.find(S); S && It != P->GradModes.end())
     return It->second;
-  return P->GradModes[S] = gradModeIn(S, Opts.CallDepth);
+  return S ? P->GradModes[S] = gradModeIn(S, Opts.CallDepth) : GradModeFact();
 }
 
 } // namespace torchtidy

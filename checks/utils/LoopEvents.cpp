@@ -28,11 +28,8 @@ unsigned moduloInterval(const Expr *E, ASTContext &Ctx) {
   const auto *BO = dyn_cast<BinaryOperator>(E->IgnoreParenImpCasts());
   if (!BO || BO->getOpcode() != BO_Rem)
     return 0;
-  const Expr *K = BO->getRHS();
-  if (K->isValueDependent())
-    return ~0u;
   Expr::EvalResult R;
-  if (!K->EvaluateAsInt(R, Ctx))
+  if (BO->getRHS()->isValueDependent() || !BO->getRHS()->EvaluateAsInt(R, Ctx))
     return ~0u;
   int64_t V = R.Val.getInt().getExtValue();
   return V > 1 ? unsigned(V) : 0;
@@ -63,36 +60,114 @@ constexpr LoopEventKind AllEvents[] = {LoopEventKind::Forward, LoopEventKind::Ba
 /// range-for runs once and is left out.
 llvm::SmallVector<const Stmt *, 3> perIterationParts(const Stmt *Loop) {
   llvm::SmallVector<const Stmt *, 3> Parts{loopBody(Loop) ? loopBody(Loop) : Loop};
-  if (const auto *F = dyn_cast<ForStmt>(Loop)) {
-    Parts.push_back(F->getCond());
-    Parts.push_back(F->getInc());
-  } else if (const auto *W = dyn_cast<WhileStmt>(Loop)) {
+  if (const auto *F = dyn_cast<ForStmt>(Loop))
+    Parts.append({F->getCond(), F->getInc()});
+  else if (const auto *W = dyn_cast<WhileStmt>(Loop))
     Parts.push_back(W->getCond());
-  } else if (const auto *D = dyn_cast<DoStmt>(Loop)) {
+  else if (const auto *D = dyn_cast<DoStmt>(Loop))
     Parts.push_back(D->getCond());
-  }
   return Parts;
 }
 
+
+AST_MATCHER(Stmt, parameterFreeForward) { return isParameterFreeForward(&Node); }
+
+/// How often \p S runs per iteration of \p Loop (everyNth, with \p M), or, without \p M, on
+/// every call of its function (1) or not (0): then a condition on a parameter or a field may
+/// differ between calls, so every condition, switch, lambda and `if` that may return counts.
+unsigned runsPer(const Stmt *S, const Stmt *Loop, AutogradModel *M, ASTContext &Ctx) {
+  auto Same = [&](const Expr *E) { return M && M->sameEveryIteration(E, Loop); };
+  // `i % k` without a comparison is true on k - 1 of every k iterations; a switch the same on
+  // every iteration (`cfg.enabled && i % k`) does not change that.
+  auto AlmostEvery = [&](const Expr *Cond) {
+    llvm::SmallVector<const Expr *, 4> Conjuncts{Cond};
+    bool Modulo = false;
+    while (!Conjuncts.empty()) {
+      const Expr *E = Conjuncts.pop_back_val()->IgnoreParenImpCasts();
+      if (const auto *BO = dyn_cast<BinaryOperator>(E); BO && BO->getOpcode() == BO_LAnd)
+        Conjuncts.append({BO->getLHS(), BO->getRHS()});
+      else if (moduloInterval(E, Ctx))
+        Modulo = true;
+      else if (!Same(E))
+        return false;
+    }
+    return Modulo;
+  };
+  const Stmt *Body = M ? loopBody(Loop) : nullptr;
+  unsigned Every = 1;
+  DynTypedNode Child = DynTypedNode::create(*S);
+  for (DynTypedNode Parent = parentOf(Child, Ctx); !Parent.getNodeKind().isNone() && (!M || Child.get<Stmt>() != Body);
+       Child = Parent, Parent = parentOf(Parent, Ctx)) {
+    const Stmt *PS = Parent.get<Stmt>();
+    if (!PS) {
+      if (const auto *FD = Parent.get<FunctionDecl>(); FD && !M)
+        return !isLambdaCallOperator(FD);
+      continue; // a lambda's call operator or closure class, a local's declaration
+    }
+    const Stmt *C = Child.get<Stmt>();
+    if (const auto *If = dyn_cast<IfStmt>(PS)) {
+      if (C == If->getCond() || C == If->getInit() || C == If->getConditionVariableDeclStmt())
+        continue;
+      // A switch the same on every iteration (`if (cfg.verbose)`): all of them or none.
+      if (M && ((C == If->getThen() && AlmostEvery(If->getCond())) ||
+                (!If->getInit() && !If->getConditionVariable() && Same(If->getCond()))))
+        continue;
+      unsigned K = M && C == If->getThen() ? intervalOf(If->getCond(), Ctx) : 0;
+      if (K == 0)
+        return 0;
+      Every = std::max(Every, K);
+    } else if (const auto *CO = dyn_cast<AbstractConditionalOperator>(PS)) {
+      if (C != CO->getCond() && !Same(CO->getCond()))
+        return 0;
+    } else if (const auto *BO = dyn_cast<BinaryOperator>(PS)) {
+      if (BO->isLogicalOp() && C == BO->getRHS() && !Same(BO->getLHS()))
+        return 0;
+    } else if (const auto *Sw = dyn_cast<SwitchStmt>(PS)) {
+      if (!M || (C == Sw->getBody() && (Sw->getInit() || !Same(Sw->getCond()))))
+        return 0;
+    } else if (isa<CXXCatchStmt>(PS) || (!M && isa<LambdaExpr>(PS))) {
+      return 0;
+    } else if (const auto *CS = dyn_cast<CompoundStmt>(PS)) {
+      for (const Stmt *Sibling : CS->body()) {
+        if (Sibling == C)
+          break;
+        if (!M) {
+          if (isa<IfStmt, SwitchStmt>(Sibling) && !match(findAll(returnStmt()), *Sibling, Ctx).empty())
+            return 0;
+          continue;
+        }
+        // `if (i % k != 0) continue;` before the statement selects every k-th iteration.
+        const auto *If = dyn_cast<IfStmt>(Sibling);
+        if (!If || If->getElse())
+          continue;
+        const Stmt *Then = If->getThen();
+        if (const auto *Block = dyn_cast<CompoundStmt>(Then); Block && Block->size() == 1)
+          Then = Block->body_front();
+        const auto *Cond = dyn_cast<BinaryOperator>(If->getCond()->IgnoreParenImpCasts());
+        if (isa<ContinueStmt>(Then) && Cond && Cond->getOpcode() == BO_NE)
+          if (unsigned K = std::max(moduloInterval(Cond->getLHS(), Ctx), moduloInterval(Cond->getRHS(), Ctx)))
+            Every = std::max(Every, K);
+      }
+    }
+  }
+  return M ? Every : 0;
+}
 } // namespace
 
 const LoopEvent *LoopFacts::first(LoopEventKind K) const {
-  for (const LoopEvent &E : Events)
-    if (E.Kind == K)
-      return &E;
-  return nullptr;
+  auto It = llvm::find_if(Events, [K](const LoopEvent &E) { return E.Kind == K; });
+  return It == Events.end() ? nullptr : &*It;
 }
 
-namespace {
-AST_MATCHER(Stmt, parameterFreeForward) { return isParameterFreeForward(&Node); }
-} // namespace
+StmtMatcher AutogradModel::forwardCall() {
+  return stmt(anyOf(matchers::moduleForwardCall(), callExpr(matchers::dependentMemberCall({"forward"}))));
+}
 
 StmtMatcher AutogradModel::event(LoopEventKind K) {
   using namespace matchers;
   switch (K) {
   case LoopEventKind::Forward:
-    return stmt(anyOf(moduleForwardCall(), callExpr(dependentMemberCall({"forward"}))),
-                unless(parameterFreeForward()));
+    return stmt(forwardCall(), unless(parameterFreeForward()));
   case LoopEventKind::Backward:
     return stmt(anyOf(backwardCall(), callExpr(dependentMemberCall({"backward"})),
                       callExpr(callee(unresolvedLookupExpr(
@@ -105,18 +180,6 @@ StmtMatcher AutogradModel::event(LoopEventKind K) {
     return moduleMethodCall({"eval"});
   case LoopEventKind::Train:
     return moduleMethodCall({"train"});
-  }
-  llvm_unreachable("unknown loop event");
-}
-
-uint32_t indexFact(LoopEventKind K) {
-  switch (K) {
-  case LoopEventKind::Forward: return FunctionSummary::Forward;
-  case LoopEventKind::Backward: return FunctionSummary::Backward;
-  case LoopEventKind::Step: return FunctionSummary::Step;
-  case LoopEventKind::ZeroGrad: return FunctionSummary::ZeroGrad;
-  case LoopEventKind::Eval: return FunctionSummary::Eval;
-  case LoopEventKind::Train: return FunctionSummary::Train;
   }
   llvm_unreachable("unknown loop event");
 }
@@ -200,15 +263,12 @@ const LoopFacts &AutogradModel::loop(const Stmt *Loop) {
   Slot = std::make_unique<LoopFacts>();
   LoopFacts &Facts = *Slot;
   auto Parts = perIterationParts(Loop);
-  for (const Stmt *Part : Parts) {
-    if (!Part)
-      continue;
+  for (const Stmt *Part : Parts)
     for (LoopEvent E : eventsIn(Part)) {
       // A loop's condition and increment run on every iteration.
       E.Every = Part == Parts.front() ? everyNth(E.Site, Loop) : 1;
       Facts.Events.push_back(E);
     }
-  }
   if (Facts.has(LoopEventKind::Backward) || Facts.has(LoopEventKind::Step))
     Facts.Kind = LoopKind::Training;
   else if (Facts.has(LoopEventKind::Forward))
@@ -307,89 +367,6 @@ bool underConditionWithin(const Stmt *S, const Stmt *Scope, ASTContext &Ctx) {
   }
   return false;
 }
-
-namespace {
-/// How often \p S runs per iteration of \p Loop (everyNth, with \p M), or, without \p M, on
-/// every call of its function (1) or not (0): then a condition on a parameter or a field may
-/// differ between calls, so every condition, switch, lambda and `if` that may return counts.
-unsigned runsPer(const Stmt *S, const Stmt *Loop, AutogradModel *M, ASTContext &Ctx) {
-  auto Same = [&](const Expr *E) { return M && M->sameEveryIteration(E, Loop); };
-  // `i % k` without a comparison is true on k - 1 of every k iterations; a switch the same on
-  // every iteration (`cfg.enabled && i % k`) does not change that.
-  auto AlmostEvery = [&](const Expr *Cond) {
-    llvm::SmallVector<const Expr *, 4> Conjuncts{Cond};
-    bool Modulo = false;
-    while (!Conjuncts.empty()) {
-      const Expr *E = Conjuncts.pop_back_val()->IgnoreParenImpCasts();
-      if (const auto *BO = dyn_cast<BinaryOperator>(E); BO && BO->getOpcode() == BO_LAnd)
-        Conjuncts.append({BO->getLHS(), BO->getRHS()});
-      else if (moduloInterval(E, Ctx))
-        Modulo = true;
-      else if (!Same(E))
-        return false;
-    }
-    return Modulo;
-  };
-  const Stmt *Body = M ? loopBody(Loop) : nullptr;
-  unsigned Every = 1;
-  DynTypedNode Child = DynTypedNode::create(*S);
-  for (DynTypedNode Parent = parentOf(Child, Ctx); !Parent.getNodeKind().isNone() && (!M || Child.get<Stmt>() != Body);
-       Child = Parent, Parent = parentOf(Parent, Ctx)) {
-    const Stmt *PS = Parent.get<Stmt>();
-    if (!PS) {
-      if (const auto *FD = Parent.get<FunctionDecl>(); FD && !M)
-        return !isLambdaCallOperator(FD);
-      continue; // a lambda's call operator or closure class, a local's declaration
-    }
-    const Stmt *C = Child.get<Stmt>();
-    if (const auto *If = dyn_cast<IfStmt>(PS)) {
-      if (C == If->getCond() || C == If->getInit() || C == If->getConditionVariableDeclStmt())
-        continue;
-      // A switch the same on every iteration (`if (cfg.verbose)`): all of them or none.
-      if (M && ((C == If->getThen() && AlmostEvery(If->getCond())) ||
-                (!If->getInit() && !If->getConditionVariable() && Same(If->getCond()))))
-        continue;
-      unsigned K = M && C == If->getThen() ? intervalOf(If->getCond(), Ctx) : 0;
-      if (K == 0)
-        return 0;
-      Every = std::max(Every, K);
-    } else if (const auto *CO = dyn_cast<AbstractConditionalOperator>(PS)) {
-      if (C != CO->getCond() && !Same(CO->getCond()))
-        return 0;
-    } else if (const auto *BO = dyn_cast<BinaryOperator>(PS)) {
-      if (BO->isLogicalOp() && C == BO->getRHS() && !Same(BO->getLHS()))
-        return 0;
-    } else if (const auto *Sw = dyn_cast<SwitchStmt>(PS)) {
-      if (!M || (C == Sw->getBody() && (Sw->getInit() || !Same(Sw->getCond()))))
-        return 0;
-    } else if (isa<CXXCatchStmt>(PS) || (!M && isa<LambdaExpr>(PS))) {
-      return 0;
-    } else if (const auto *CS = dyn_cast<CompoundStmt>(PS)) {
-      for (const Stmt *Sibling : CS->body()) {
-        if (Sibling == C)
-          break;
-        if (!M) {
-          if (isa<IfStmt, SwitchStmt>(Sibling) && !match(findAll(returnStmt()), *Sibling, Ctx).empty())
-            return 0;
-          continue;
-        }
-        // `if (i % k != 0) continue;` before the statement selects every k-th iteration.
-        const auto *If = dyn_cast<IfStmt>(Sibling);
-        if (!If || If->getElse())
-          continue;
-        const Stmt *Then = If->getThen();
-        if (const auto *Block = dyn_cast<CompoundStmt>(Then); Block && Block->size() == 1)
-          Then = Block->body_front();
-        const auto *Cond = dyn_cast<BinaryOperator>(If->getCond()->IgnoreParenImpCasts());
-        if (isa<ContinueStmt>(Then) && Cond && Cond->getOpcode() == BO_NE)
-          if (unsigned K = std::max(moduloInterval(Cond->getLHS(), Ctx), moduloInterval(Cond->getRHS(), Ctx)))
-            Every = std::max(Every, K);
-      }
-    }
-  }
-  return M ? Every : 0;
-}
-} // namespace
 
 unsigned AutogradModel::everyNth(const Stmt *S, const Stmt *Loop) { return runsPer(S, Loop, this, Ctx); }
 

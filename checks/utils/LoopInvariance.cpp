@@ -86,9 +86,7 @@ bool ownedByOptimizer(const VarDecl *VD, ASTContext &Ctx) {
                           stmt(matchers::optimizerMethodCall({"add_param_group"}), Ref)));
   return !match(findAll(Owner), *FD->getBody(), Ctx).empty();
 }
-} // namespace
 
-namespace {
 /// Whether every variable and field \p E reads is an invariantEntity of \p Loop (or a constant
 /// declared outside it); a helper's locals and parameters are computed per call, so they are
 /// not. With \p Locals, E calls no user function, and a local of the iteration counts when
@@ -129,6 +127,19 @@ bool readsInvariants(AutogradModel &M, const Expr *E, const Stmt *Loop, std::opt
   }
   return true;
 }
+
+/// The statements of \p Body that empty \p Container: `c.clear()`, or an assignment of a value
+/// not computed from itself (`total = total + loss` keeps what it held).
+llvm::SmallVector<const Stmt *, 2> emptyingsIn(const ValueDecl *Container, const Stmt *Body, ASTContext &Ctx) {
+  auto Root = expr(ignoringParenImpCasts(refTo(Container)));
+  auto Emptying = stmt(anyOf(cxxMemberCallExpr(on(Root), callee(cxxMethodDecl(hasName("clear")))),
+                             cxxOperatorCallExpr(hasOverloadedOperatorName("="), hasArgument(0, Root),
+                                                 unless(hasArgument(1, anyOf(Root, hasDescendant(Root)))))));
+  llvm::SmallVector<const Stmt *, 2> Found;
+  for (const BoundNodes &B : match(findAll(Emptying.bind("clear")), *Body, Ctx))
+    Found.push_back(B.getNodeAs<Stmt>("clear"));
+  return Found;
+}
 } // namespace
 
 bool AutogradModel::sameEveryIteration(const Expr *E, const Stmt *Loop) {
@@ -163,21 +174,6 @@ const ValueDecl *AutogradModel::invariantEntity(const Expr *E, const Stmt *Loop)
   }
   return nullptr;
 }
-
-namespace {
-/// The statements of \p Body that empty \p Container: `c.clear()`, or an assignment of a value
-/// not computed from itself (`total = total + loss` keeps what it held).
-llvm::SmallVector<const Stmt *, 2> emptyingsIn(const ValueDecl *Container, const Stmt *Body, ASTContext &Ctx) {
-  auto Root = expr(ignoringParenImpCasts(refTo(Container)));
-  auto Emptying = stmt(anyOf(cxxMemberCallExpr(on(Root), callee(cxxMethodDecl(hasName("clear")))),
-                             cxxOperatorCallExpr(hasOverloadedOperatorName("="), hasArgument(0, Root),
-                                                 unless(hasArgument(1, anyOf(Root, hasDescendant(Root)))))));
-  llvm::SmallVector<const Stmt *, 2> Found;
-  for (const BoundNodes &B : match(findAll(Emptying.bind("clear")), *Body, Ctx))
-    Found.push_back(B.getNodeAs<Stmt>("clear"));
-  return Found;
-}
-} // namespace
 
 bool AutogradModel::outlivesIteration(const ValueDecl *Container, const Stmt *Loop, const Stmt *Write) {
   if (!Container || !Loop)

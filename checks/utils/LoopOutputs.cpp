@@ -3,6 +3,7 @@
 #include "utils/AutogradModel.h"
 #include "utils/AutogradModelImpl.h"
 
+#include "clang/AST/ASTLambda.h"
 #include "clang/AST/ParentMapContext.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 #include "clang/Analysis/Analyses/ExprMutationAnalyzer.h"
@@ -20,25 +21,23 @@ namespace {
 
 using VarSet = llvm::SmallPtrSet<const ValueDecl *, 8>;
 
+/// A user function whose body reaches \p Inner (see AutogradModel::findReachable).
+AST_MATCHER_P2(FunctionDecl, bodyReaches, AutogradModel *, M, StmtMatcher, Inner) {
+  return Node.hasBody() && !isInSystemHeader(&Node) && M->findReachable(Node.getBody(), Inner, /*Depth=*/2);
+}
+AST_MATCHER_P(CallExpr, opaqueTrainingCallOf, AutogradModel *, M) { return M->isOpaqueTrainingCall(&Node); }
+
 /// `f(x)` with dependent arguments (a template nobody instantiates): a call one of whose
 /// candidate functions \p Inner matches.
 AST_MATCHER_P(CallExpr, unresolvedCallOf, clang::ast_matchers::internal::Matcher<FunctionDecl>, Inner) {
-  const auto *Lookup = dyn_cast<UnresolvedLookupExpr>(Node.getCallee()->IgnoreParenImpCasts());
-  if (!Lookup)
-    return false;
-  for (const NamedDecl *D : Lookup->decls()) {
+  for (const FunctionDecl *FD : unresolvedCandidates(&Node)) {
     clang::ast_matchers::internal::BoundNodesTreeBuilder Result(*Builder);
-    if (const FunctionDecl *FD = D->getUnderlyingDecl()->getAsFunction(); FD && Inner.matches(*FD, Finder, &Result)) {
+    if (Inner.matches(*FD, Finder, &Result)) {
       *Builder = std::move(Result);
       return true;
     }
   }
   return false;
-}
-
-/// A call of a non-const method, or of an in-place tensor method (those are const members).
-clang::ast_matchers::internal::Matcher<CXXMemberCallExpr> writingMethod() {
-  return callee(cxxMethodDecl(anyOf(unless(isConst()), matchesName("_$"))));
 }
 
 /// Adds to \p Written the graph-holding variables declared outside \p Local (and, for a
@@ -66,12 +65,14 @@ bool collectWrittenState(const Stmt *Scope, SourceRange Local, const FunctionDec
     if (IsWritten)
       Written.insert(VD);
   }
-  // A graph-holding member written in the loop outlives the call.
+  // A graph-holding member written in the loop outlives the call; in-place tensor methods are
+  // const members.
+  auto WritingMethod = callee(cxxMethodDecl(anyOf(unless(isConst()), matchesName("_$"))));
   auto MemberWrite = memberExpr(hasObjectExpression(ignoringParenImpCasts(cxxThisExpr()))).bind("m");
   auto MemberWrites = match(
       findAll(stmt(anyOf(binaryOperator(isAssignmentOperator(), hasLHS(ignoringParenImpCasts(MemberWrite))),
                          cxxOperatorCallExpr(isAssignmentOperator(), hasArgument(0, ignoringParenImpCasts(MemberWrite))),
-                         cxxMemberCallExpr(on(ignoringParenImpCasts(MemberWrite)), writingMethod())))),
+                         cxxMemberCallExpr(on(ignoringParenImpCasts(MemberWrite)), WritingMethod)))),
       *Scope, Ctx);
   return llvm::any_of(MemberWrites,
                       [](const BoundNodes &B) { return canHoldGraph(B.getNodeAs<MemberExpr>("m")->getType()); });
@@ -112,27 +113,13 @@ bool canHoldGraph(QualType T, unsigned Depth) {
   return llvm::any_of(RD->fields(), [&](const FieldDecl *F) { return canHoldGraph(F->getType(), Depth - 1); });
 }
 
-namespace {
-/// A user function whose body reaches \p Inner (see AutogradModel::findReachable).
-AST_MATCHER_P2(FunctionDecl, bodyReaches, AutogradModel *, M, StmtMatcher, Inner) {
-  return Node.hasBody() && !isInSystemHeader(&Node) && M->findReachable(Node.getBody(), Inner, /*Depth=*/2);
-}
-} // namespace
-
-/// backward(), optimizer step() or torch::autograd::grad(): what needs a recorded graph. In a
-/// template nobody instantiates, calls with dependent parts count by name.
 StmtMatcher AutogradModel::gradientConsumer() {
-  auto Resolved = stmt(anyOf(backwardCall(), optimizerStepCall(),
-                             callExpr(callee(functionDecl(hasName("::torch::autograd::grad"))))));
-  auto ByName = stmt(anyOf(
-      Resolved, callExpr(dependentMemberCall({"backward", "step"})),
-      callExpr(unresolvedCallOf(hasAnyName("::torch::autograd::grad", "::torch::autograd::backward")))));
+  auto ByName = stmt(anyOf(event(LoopEventKind::Backward), event(LoopEventKind::Step),
+                           callExpr(callee(functionDecl(hasName("::torch::autograd::grad")))),
+                           callExpr(unresolvedCallOf(
+                               hasAnyName("::torch::autograd::grad", "::torch::autograd::backward")))));
   return stmt(anyOf(ByName, callExpr(unresolvedCallOf(bodyReaches(this, ByName)))));
 }
-
-namespace {
-AST_MATCHER_P(CallExpr, opaqueTrainingCallOf, AutogradModel *, M) { return M->isOpaqueTrainingCall(&Node); }
-} // namespace
 
 bool AutogradModel::isOpaqueTrainingCall(const CallExpr *Call) {
   if (!P->TrainingCallNames)
@@ -155,9 +142,7 @@ StmtMatcher AutogradModel::trainingCall() {
 
 const FunctionDecl *AutogradModel::outermostFunction(const Stmt *S) {
   for (auto Parents = Ctx.getParents(*S); !Parents.empty(); Parents = Ctx.getParents(Parents[0])) {
-    const auto *FD = Parents[0].get<FunctionDecl>();
-    const auto *MD = dyn_cast_or_null<CXXMethodDecl>(FD);
-    if (FD && !(MD && MD->getParent()->isLambda()))
+    if (const auto *FD = Parents[0].get<FunctionDecl>(); FD && !isLambdaCallOperator(FD))
       return FD;
   }
   return enclosingFunction(S, Ctx);

@@ -1126,4 +1126,40 @@ template <typename T> void run(T x) { step(x); }
   EXPECT_EQ(M.calledFunctions(Call).size(), 2u);
 }
 
+TEST(ForwardCall, DependentMemberNotStdForward) {
+  std::unique_ptr<ASTUnit> AST = test::parseMainFile(R"cpp(
+template <typename M, typename T> auto run(M &model, T &&x) { return model.forward(std::forward<T>(x)); }
+)cpp", "forward.cpp");
+  ASSERT_TRUE(AST);
+  ASTContext &Ctx = AST->getASTContext();
+  const auto *Run = selectFirst<FunctionDecl>("f", match(findAll(functionDecl(hasName("::run")).bind("f")), Ctx));
+  ASSERT_TRUE(Run && Run->getBody());
+  // The member named forward on a model of dependent type is one; std::forward, free, is not.
+  auto Forwards = match(findAll(stmt(AutogradModel::forwardCall()).bind("c")), *Run->getBody(), Ctx);
+  ASSERT_EQ(Forwards.size(), 1u);
+  EXPECT_EQ(dependentMemberName(Forwards.front().getNodeAs<CallExpr>("c")->getCallee()), "forward");
+}
+
+TEST(Order, WithoutOneCFG) {
+  std::unique_ptr<ASTUnit> AST = test::parseMainFile(R"cpp(
+void run() {
+  auto f = [] { int in_lambda = 1; (void)in_lambda; };
+  int after = 2;
+  (void)after;
+}
+)cpp", "order.cpp");
+  ASSERT_TRUE(AST);
+  ASTContext &Ctx = AST->getASTContext();
+  auto Decl = [&](StringRef Name) {
+    return selectFirst<DeclStmt>("d", match(findAll(declStmt(has(varDecl(hasName(Name)))).bind("d")), Ctx));
+  };
+  const DeclStmt *InLambda = Decl("in_lambda"), *After = Decl("after");
+  ASSERT_TRUE(InLambda && After);
+  // No CFG holds both: mayRunBefore falls back on source order, mayRunBeforeAvoiding sees no path.
+  AutogradModel &M = AutogradModel::get(Ctx);
+  EXPECT_TRUE(M.mayRunBefore(InLambda, After));
+  EXPECT_FALSE(M.mayRunBefore(After, InLambda));
+  EXPECT_FALSE(M.mayRunBeforeAvoiding(InLambda, After, {}));
+}
+
 } // namespace
