@@ -53,17 +53,6 @@ struct InplaceOp {
   bool IsAssignment = false;
 };
 
-/// How a tensor became a leaf that requires grad.
-enum class LeafKind { Created, Marked, Parameter };
-
-struct LeafFact {
-  LeafKind Kind;
-  /// The factory with requires_grad, the requires_grad_() mark, the parameters() call or field.
-  const clang::Stmt *Source = nullptr;
-  /// The tensor is a view of the leaf (it shares its storage and autograd identity).
-  bool View = false;
-};
-
 enum class LoopKind { Training, Eval, Other };
 enum class LoopEventKind { Forward, Backward, Step, ZeroGrad, Eval, Train };
 /// The FunctionSummary::Fact of event \p K: both list the events in the same order.

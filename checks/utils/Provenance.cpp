@@ -1,7 +1,8 @@
 // The provenance walk (Provenance.h) and the questions the model asks of it: a tensor's
 // origin (originAt; for a value of dependent type, by the names of its calls, as outputCut
-// reads them), and where its path to a model output was cut (outputCut). The leaf question
-// (leafAt) is in ProvenanceLeaf.cpp.
+// reads them), where its path to a model output was cut (outputCut), and the leaf that
+// requires grad it is or is a view of (leafAt). What the questions share is in
+// ProvenanceWalk.cpp.
 #include "utils/Provenance.h"
 #include "utils/AutogradModel.h"
 #include "utils/AutogradModelImpl.h"
@@ -17,240 +18,6 @@ using namespace clang;
 using namespace clang::ast_matchers;
 
 namespace torchtidy {
-/// The boolean argument \p Index of \p CE: true when defaulted, false when not a constant
-/// (a runtime flag may well be false; precision first).
-bool boolArgument(const CallExpr *CE, unsigned Index, ASTContext &Ctx) {
-  if (CE->getNumArgs() <= Index || isa<CXXDefaultArgExpr>(CE->getArg(Index)))
-    return true;
-  const Expr *Arg = CE->getArg(Index)->IgnoreImplicit();
-  // requires_grad(true) on TensorOptions converts to c10::optional<bool>.
-  if (const auto *Construct = dyn_cast<CXXConstructExpr>(Arg); Construct && Construct->getNumArgs() == 1)
-    Arg = Construct->getArg(0);
-  bool Value = false;
-  return !Arg->isValueDependent() && Arg->EvaluateAsBooleanCondition(Value, Ctx) && Value;
-}
-
-bool requestsGrad(const CallExpr *CE, ASTContext &Ctx) {
-  const FunctionDecl *FD = CE->getDirectCallee();
-  if (FD && FD->getIdentifier() && FD->getName() == "make_variable")
-    return CE->getNumArgs() >= 2 && !isa<CXXDefaultArgExpr>(CE->getArg(1)) && boolArgument(CE, 1, Ctx);
-  llvm::SmallVector<const Stmt *, 2> Options = {CE};
-  for (const Expr *Arg : CE->arguments())
-    if (const auto *DRE = dyn_cast<DeclRefExpr>(Arg->IgnoreUnlessSpelledInSource()))
-      if (const auto *VD = dyn_cast<VarDecl>(DRE->getDecl());
-          VD && VD->getInit() && isSameOrDerivedFrom(recordOf(VD->getType()), names::TensorOptions))
-        Options.push_back(VD->getInit());
-  auto Flag = callExpr(callee(functionDecl(hasName("requires_grad")))).bind("flag");
-  return llvm::any_of(Options, [&](const Stmt *S) {
-    return llvm::any_of(match(findAll(Flag), *S, Ctx),
-                        [&](const BoundNodes &B) { return boolArgument(B.getNodeAs<CallExpr>("flag"), 0, Ctx); });
-  });
-}
-
-std::optional<bool> markFlag(const CallExpr *Mark, ASTContext &Ctx) {
-  StringRef Name;
-  const auto *MD = dyn_cast_or_null<CXXMethodDecl>(Mark->getDirectCallee());
-  if (isa<CXXMemberCallExpr>(Mark) && MD && MD->getIdentifier() && isTensorClass(MD->getParent()))
-    Name = MD->getName();
-  else if (!dependentMemberBase(Mark, Name, /*AllowArrow=*/true))
-    return std::nullopt;
-  if (!isMarkName(Name) || Name == "detach_")
-    return Name == "detach_" ? std::optional(false) : std::nullopt;
-  if (Mark->getNumArgs() == 0 || isa<CXXDefaultArgExpr>(Mark->getArg(0)))
-    return Mark->getNumArgs() != 0 || Name == "requires_grad_";
-  const Expr *Arg = Mark->getArg(0)->IgnoreImplicit();
-  bool Value = false;
-  if (Arg->isValueDependent() || Arg->isTypeDependent() || !Arg->EvaluateAsBooleanCondition(Value, Ctx))
-    return std::nullopt;
-  return Value;
-}
-
-bool isParameterFieldName(StringRef Name) {
-  return Name.contains("weight") || Name.contains("bias") ||
-         llvm::is_contained({StringRef("w_ih"), StringRef("w_hh"), StringRef("b_ih"), StringRef("b_hh")}, Name);
-}
-
-bool listsParameters(const CXXMemberCallExpr *Call) {
-  const CXXMethodDecl *MD = Call->getMethodDecl();
-  if (!MD || !MD->getIdentifier())
-    return false;
-  StringRef Name = MD->getName();
-  QualType ObjType = Call->getImplicitObjectArgument()->getType();
-  return (Name == "parameters" && (isModuleType(ObjType) || isOptimizerType(ObjType))) ||
-         (Name == "named_parameters" && isModuleType(ObjType)) ||
-         (Name == "params" && hasQualifiedName(MD->getParent(), "::torch::optim::OptimizerParamGroup"));
-}
-
-namespace {
-/// `p.requires_grad_(flag)` on an object of dependent type, or with a dependent flag.
-AST_MATCHER_P(CallExpr, dependentMarkOn, clang::ast_matchers::internal::Matcher<Expr>, Object) {
-  StringRef Name;
-  const Expr *Base = dependentMemberBase(&Node, Name);
-  return Base && isMarkName(Name) && Object.matches(*Base->IgnoreParenImpCasts(), Finder, Builder);
-}
-} // namespace
-
-// ---- definitions ---------------------------------------------------------------------------
-
-std::vector<Definition> definitionsIn(const Stmt *Body, const clang::ast_matchers::internal::Matcher<Expr> &Target,
-                                      ASTContext &Ctx) {
-  std::vector<Definition> Defs;
-  if (!Body)
-    return Defs;
-  auto T = ignoringParenImpCasts(expr(Target).bind("target"));
-  auto Value = expr().bind("value");
-  auto Write = stmt(anyOf(
-      cxxOperatorCallExpr(isAssignmentOperator(), hasArgument(0, T), hasArgument(1, Value)).bind("assign"),
-      binaryOperator(isAssignmentOperator(), hasLHS(T), hasRHS(Value)).bind("assign"),
-      callExpr(dependentMarkOn(expr(Target).bind("target"))).bind("mark"),
-      cxxMemberCallExpr(on(T), callee(cxxMethodDecl(hasAnyName("requires_grad_", "set_requires_grad", "detach_"))))
-          .bind("mark"),
-      cxxMemberCallExpr(on(T), callee(cxxMethodDecl(hasAnyName("push_back", "emplace_back", "insert", "emplace",
-                                                               "push", "assign"))))
-          .bind("insert"),
-      cxxMemberCallExpr(on(T), callee(cxxMethodDecl(matchesName("_$")))).bind("mutate")));
-  for (const BoundNodes &B : match(findAll(Write), *Body, Ctx)) {
-    const auto *Defined = B.getNodeAs<Expr>("target");
-    if (const auto *Assign = B.getNodeAs<Stmt>("assign")) {
-      bool Plain = isa<BinaryOperator>(Assign) ? cast<BinaryOperator>(Assign)->getOpcode() == BO_Assign
-                                               : cast<CXXOperatorCallExpr>(Assign)->getOperator() == OO_Equal;
-      Defs.push_back({Plain ? Definition::Assign : Definition::Compound, Assign, Defined, B.getNodeAs<Expr>("value")});
-      continue;
-    }
-    for (auto [Id, K] : {std::pair{"mark", Definition::Mark}, {"insert", Definition::Insert}, {"mutate", Definition::Mutate}})
-      if (const auto *Call = B.getNodeAs<Expr>(Id))
-        Defs.push_back({K, Call, Defined, Call});
-  }
-  return Defs;
-}
-
-std::vector<Definition> definitionsOf(const VarDecl *VD, ASTContext &Ctx) {
-  std::vector<Definition> Defs;
-  if (!VD)
-    return Defs;
-  if (const Expr *Init = VD->getInit())
-    Defs.push_back({Definition::Init, Init, nullptr, Init});
-  const auto *FD = dyn_cast_or_null<FunctionDecl>(VD->getParentFunctionOrMethod());
-  if (FD && FD->hasBody())
-    for (const Definition &D : definitionsIn(FD->getBody(), declRefExpr(to(varDecl(equalsNode(VD)))), Ctx))
-      Defs.push_back(D);
-  return Defs;
-}
-
-llvm::SmallVector<const Expr *, 2> returnedValues(const FunctionDecl *FD, ASTContext &Ctx) {
-  llvm::SmallVector<const Expr *, 2> Values;
-  const FunctionDecl *Def = FD ? FD->getDefinition() : nullptr;
-  if (!Def || !Def->hasBody())
-    return Values;
-  for (const BoundNodes &B : match(findAll(returnStmt().bind("ret")), *Def->getBody(), Ctx)) {
-    const auto *Ret = B.getNodeAs<ReturnStmt>("ret");
-    if (Ret->getRetValue() && enclosingFunction(Ret, Ctx) == Def)
-      Values.push_back(Ret->getRetValue());
-  }
-  return Values;
-}
-
-void ProvenanceWalk::returns(const FunctionDecl *FD, const CallExpr *Call, llvm::function_ref<bool(const Expr *)> Visit) {
-  const FunctionDecl *Def = FD ? FD->getDefinition() : nullptr;
-  if (!Def || isInSystemHeader(Def) || !enter(Def))
-    return;
-  Calls[Def] = Call;
-  for (const Expr *Ret : returnedValues(Def, Ctx))
-    if (Visit(Ret))
-      break;
-  Calls.erase(Def);
-  leave(Def);
-}
-
-void ProvenanceWalk::arguments(const ParmVarDecl *Parm,
-                               llvm::function_ref<bool(const Expr *Arg, const CallExpr *Call)> Visit) {
-  const auto *FD = dyn_cast_or_null<FunctionDecl>(Parm->getParentFunctionOrMethod());
-  if (auto It = Calls.find(FD); It != Calls.end()) {
-    Visit(argumentFor(It->second, Parm), It->second);
-    return;
-  }
-  for (const CallExpr *Call : FD ? M.callersOf(FD) : llvm::ArrayRef<const CallExpr *>())
-    if (Visit(argumentFor(Call, Parm), Call))
-      return;
-}
-
-llvm::SmallVector<Definition, 2> ProvenanceWalk::reaching(const clang::ast_matchers::internal::Matcher<Expr> &Target,
-                                                         llvm::function_ref<bool(const Expr *)> Same, const Stmt *Body,
-                                                         const Stmt *At, const Stmt *Start, bool &Incoming) {
-  llvm::SmallVector<const Stmt *, 4> Sites;
-  llvm::DenseMap<const Stmt *, Definition> DefAt;
-  llvm::SmallVector<Definition, 2> Reaching, Others;
-  for (const Definition &D : definitionsIn(Body, Target, Ctx)) {
-    if (!Same(D.Target))
-      continue;
-    // What an assignment writes denotes the value it gives; what a mark writes, the value it
-    // marks, marked.
-    if (D.Target == At && D.K == Definition::Assign) {
-      Incoming = false;
-      return {D};
-    }
-    if (D.Target == At && D.K == Definition::Mark)
-      Others.push_back(D);
-    else if ((D.K == Definition::Assign || D.K == Definition::Mark) && DefAt.try_emplace(D.Site, D).second)
-      Sites.push_back(D.Site);
-    else if ((D.K == Definition::Compound || D.K == Definition::Insert) && M.mayRunBefore(D.Site, At))
-      Others.push_back(D);
-  }
-  if (Start)
-    Sites.push_back(Start);
-  Incoming = !Start && llvm::none_of(Sites, [&](const Stmt *S) { return M.runsBeforeOnEveryPath(S, At); });
-  for (const Stmt *Site : llvm::reverse(M.reachingAt(Sites, At))) {
-    if (Site == Start)
-      Incoming = true;
-    else
-      Reaching.push_back(DefAt.find(Site)->second);
-  }
-  // A declaration with no order to \p At (no CFG holds both) cannot rule its value out.
-  Incoming |= Start && M.reachingAt({Start}, At).empty();
-  Reaching.append(Others.begin(), Others.end());
-  return Reaching;
-}
-
-llvm::SmallVector<Definition, 2> ProvenanceWalk::reaching(const VarDecl *VD, const Stmt *At, bool &Incoming) {
-  Incoming = true;
-  const auto *Owner = dyn_cast_or_null<FunctionDecl>(VD->getParentFunctionOrMethod());
-  if (!Owner || !Owner->hasBody())
-    return {};
-  const Stmt *Declared = isa<ParmVarDecl>(VD) ? nullptr : parentOf(VD, Ctx).get<DeclStmt>();
-  return reaching(declRefExpr(to(varDecl(equalsNode(VD)))), [](const Expr *) { return true; }, Owner->getBody(), At,
-                  Declared, Incoming);
-}
-
-llvm::SmallVector<Definition, 2> ProvenanceWalk::reaching(const MemberExpr *ME, const Stmt *At, bool &Incoming) {
-  Incoming = true;
-  const FunctionDecl *FD = enclosingFunction(At, Ctx);
-  if (!FD || !FD->hasBody())
-    return {};
-  return reaching(memberExpr(member(equalsNode(ME->getMemberDecl()))), [&](const Expr *E) { return sameExpr(E, ME); },
-                  FD->getBody(), At, nullptr, Incoming);
-}
-
-bool ProvenanceWalk::sameExpr(const Expr *A, const Expr *B) const {
-  llvm::FoldingSetNodeID IA, IB;
-  strip(A)->Profile(IA, Ctx, /*Canonical=*/true);
-  strip(B)->Profile(IB, Ctx, /*Canonical=*/true);
-  return IA == IB;
-}
-
-const Expr *strip(const Expr *E) {
-  while (E) {
-    const Expr *Prev = E;
-    E = E->IgnoreImplicit()->IgnoreParenImpCasts();
-    if (const auto *Construct = dyn_cast<CXXConstructExpr>(E);
-        Construct && Construct->getNumArgs() == 1 && !isa<CXXTemporaryObjectExpr>(Construct))
-      E = Construct->getArg(0);
-    else if (const auto *Cast = dyn_cast<CXXFunctionalCastExpr>(E))
-      E = Cast->getSubExpr();
-    if (E == Prev)
-      return E;
-  }
-  return E;
-}
 
 namespace {
 
@@ -302,6 +69,13 @@ void tensorArgs(const Expr *E, llvm::SmallVectorImpl<const Expr *> &Out) {
   }
 }
 
+bool isRecord(QualType T, StringRef QualifiedName) { return hasQualifiedName(recordOf(T), QualifiedName); }
+bool isOrderedDict(QualType T) { return isRecord(T, "::torch::OrderedDict"); }
+bool isOrderedDictItem(QualType T) { return isRecord(T, "::torch::OrderedDict::Item"); }
+
+using MaybeLeaf = std::optional<LeafFact>;
+using FieldDefinitions = llvm::DenseMap<const FieldDecl *, std::vector<Definition>>;
+
 /// torch::nn's loss modules (MSELoss, CrossEntropyLoss, ...): no parameters of their own.
 /// \p Module is the holder (`criterion(out, y)`) or the pointer to the Impl (`criterion->`).
 bool isLossModule(const Expr *Module) {
@@ -316,18 +90,28 @@ bool isLossModule(const Expr *Module) {
 /// (AutogradModel::outputCut), it follows what autograd does not record too (numbers taken
 /// out with .item(), containers of them, parameters through their callers, calls left
 /// unresolved in templates) and records the model output or loss a value is computed from,
-/// and where every path to that output's graph was cut.
+/// and where every path to that output's graph was cut. Asked for leaves (AutogradModel::leafAt),
+/// it follows a value through in-place ops and views to the leaf that requires grad any of its
+/// definitions gives, flow-sensitively at the point asked about, and beyond locals: globals,
+/// parameters through their callers, user fields through their writes, what holds parameters.
 class OriginWalk : public ProvenanceWalk {
 public:
-  OriginWalk(AutogradModel &M, bool Cuts = false) : ProvenanceWalk(M), Cuts(Cuts) {}
+  /// The question asked: the origin, the cut (AutogradModel::outputCut), the leaf (leafAt).
+  enum Question { Origin, Cuts, Leaves };
+  OriginWalk(AutogradModel &M, Question Q = Origin, FieldDefinitions *Fields = nullptr)
+      : ProvenanceWalk(M), Q(Q), Fields(Fields) {}
 
   OriginResult classify(const Expr *E, unsigned Depth = 0) {
     if (!E || Depth > MaxDepth)
       return {};
-    E = E->IgnoreUnlessSpelledInSource();
+    E = Q == Leaves ? strip(E) : E->IgnoreUnlessSpelledInSource();
+    // What an unresolved expression yields is unknown until instantiation; a variable of
+    // dependent type is still followed to where its value comes from.
+    if (Q == Leaves && (isa<DeclRefExpr, MemberExpr>(E) || E->isTypeDependent()))
+      return leafOf(E, Depth);
     if (const auto *DRE = dyn_cast<DeclRefExpr>(E))
       return ref(DRE, Depth);
-    if (Cuts)
+    if (Q == Cuts)
       return cutOf(E, Depth);
     if (const auto *MCE = dyn_cast<CXXMemberCallExpr>(E))
       return memberCall(MCE, Depth);
@@ -349,11 +133,33 @@ public:
     return {};
   }
 
+  /// Asked for leaves: the leaf that requires grad \p E is, or is a view of, at \p Where.
+  MaybeLeaf leafAt(const Expr *E, const Stmt *Where, unsigned Depth = 0) {
+    return classifyAt(E, Where, Depth).Leaf;
+  }
+
 private:
+  /// What an expression is asked to be: a tensor, or what holds tensors (a std::vector or
+  /// initializer list of them, a torch::OrderedDict of them, one of its items).
+  enum class Want { Tensor, Holder };
+
+  OriginResult classifyAt(const Expr *E, const Stmt *Where, unsigned Depth) {
+    const Stmt *Outer = std::exchange(ReadAt, Where);
+    OriginResult R = classify(E, Depth);
+    ReadAt = Outer;
+    return R;
+  }
+  static OriginResult leaf(MaybeLeaf L) {
+    OriginResult R;
+    R.Leaf = L;
+    return R;
+  }
+
   /// The origin of the more attached of \p A and \p B; the output either is computed from,
   /// cut only when every path to it is.
   static OriginResult join(OriginResult A, const OriginResult &B) {
     OriginResult R = rank(B.Kind) > rank(A.Kind) ? B : A;
+    R.Leaf = A.Leaf ? A.Leaf : B.Leaf;
     R.Output = A.Output ? A.Output : B.Output;
     R.Cut = !A.Output ? B.Cut : B.Output && !B.Cut ? nullptr : A.Cut;
     return R;
@@ -382,7 +188,7 @@ private:
     OriginResult R = var(dyn_cast<VarDecl>(DRE->getDecl()), DRE, Depth);
     // No model output in sight: a tensor that autograd records from (a leaf that requires
     // grad, or computed from one) is where a path to a graph starts too.
-    if (Cuts && !R.Output && isTensorType(DRE->getType())) {
+    if (Q == Cuts && !R.Output && isTensorType(DRE->getType())) {
       TensorOrigin K = M.originAt(DRE).Kind;
       if (K == TensorOrigin::GraphAttached || K == TensorOrigin::RequiresGradLeaf)
         R.Output = DRE;
@@ -393,6 +199,17 @@ private:
   /// The result of a differentiable op over \p Obj and the tensors among Op's arguments:
   /// attached when any input requires grad, unless the op runs where autograd is off.
   OriginResult derived(const CallExpr *Op, const Expr *Obj, unsigned Depth) {
+    // Asked for leaves: an in-place op returns its object; a view shares its base's storage and
+    // autograd identity, and an in-place op on a view of a leaf that requires grad throws just
+    // as one on the leaf does.
+    if (Q == Leaves) {
+      if (std::optional<InplaceOp> In = M.inplaceOp(Op); In && !In->IsAssignment)
+        return classify(In->Target, Depth + 1);
+      OriginResult R = classify(viewedTensor(Op), Depth + 1);
+      if (R.Leaf)
+        R.Leaf->View = true;
+      return R;
+    }
     llvm::SmallVector<const Expr *, 4> Inputs;
     if (Obj)
       Inputs.push_back(Obj);
@@ -424,13 +241,30 @@ private:
       return {};
     StringRef Name = MD->getName();
     const Expr *Obj = MCE->getImplicitObjectArgument();
+    if (Q == Leaves && !isTensorClass(MD->getParent())) {
+      QualType T = Obj->getType();
+      if (Name == "register_parameter")
+        return leaf(boolArgument(MCE, 2, Ctx) ? MaybeLeaf(LeafFact{LeafKind::Parameter, MCE}) : std::nullopt);
+      if ((isRecord(T, "::std::vector") && (Name == "at" || Name == "front" || Name == "back")) ||
+          (isOrderedDict(T) && Name == "at") || (isOrderedDictItem(T) && Name == "value"))
+        return leaf(holder(Obj, ReadAt, Depth + 1));
+      return userFunction(MD, Depth, MCE);
+    }
     if (Obj && isModuleType(Obj->getType()) && Name == "forward")
       return noGradAware({TensorOrigin::GraphAttached, MCE}, MCE);
     if (Name == "toTensor") // TorchScript: module.forward(inputs).toTensor()
       return classify(Obj, Depth + 1);
     if (isTensorMethod(MD, {Name})) {
-      if (Name == "requires_grad_" || Name == "set_requires_grad")
-        return {markFlag(MCE, Ctx) == true ? TensorOrigin::RequiresGradLeaf : TensorOrigin::Data, MCE};
+      if (Name == "requires_grad_" || Name == "set_requires_grad") {
+        OriginResult R{markFlag(MCE, Ctx) == true ? TensorOrigin::RequiresGradLeaf : TensorOrigin::Data, MCE};
+        // `(a * b).requires_grad_()` on a graph-attached result leaves it a non-leaf.
+        if (Q == Leaves && R.Kind == TensorOrigin::RequiresGradLeaf &&
+            M.origin(Obj).Kind != TensorOrigin::GraphAttached)
+          R.Leaf = LeafFact{LeafKind::Marked, MCE};
+        return R;
+      }
+      if (Q == Leaves)
+        return derived(MCE, Obj, Depth);
       if (Name == "detach" || Name == "data" || Name == "variable_data")
         return {TensorOrigin::Detached, MCE};
       if (isNonDifferentiable(Name))
@@ -444,6 +278,15 @@ private:
   }
 
   OriginResult operatorCall(const CXXOperatorCallExpr *OCE, unsigned Depth) {
+    // Asked for leaves: an element of what holds them (`params[0]`, `dict["w"]`, `*item`).
+    if (Q == Leaves && OCE->getNumArgs() > 0) {
+      QualType T = OCE->getArg(0)->getType();
+      OverloadedOperatorKind Op = OCE->getOperator();
+      bool Element = isRecord(T, "::std::vector") || (isOrderedDict(T) && isTensorType(OCE->getType()));
+      if ((Op == OO_Subscript && Element) ||
+          ((Op == OO_Star || Op == OO_Arrow) && isOrderedDictItem(T)))
+        return leaf(holder(OCE->getArg(0), ReadAt, Depth + 1));
+    }
     const auto *Callee = dyn_cast_or_null<CXXMethodDecl>(OCE->getDirectCallee());
     if (OCE->getOperator() == OO_Call && Callee && isModuleType(QualType(Callee->getParent()->getTypeForDecl(), 0)))
       return noGradAware({TensorOrigin::GraphAttached, OCE}, OCE);
@@ -453,7 +296,7 @@ private:
     case OO_Exclaim: case OO_Amp: case OO_Pipe: case OO_Caret: case OO_Tilde:
       return {TensorOrigin::Data, OCE};
     case OO_Equal:
-      return classify(OCE->getArg(1), Depth + 1);
+      return Q == Leaves ? OriginResult{} : classify(OCE->getArg(1), Depth + 1);
     default:
       break;
     }
@@ -467,8 +310,12 @@ private:
     StringRef Name = FD->getName();
     if (!isInSystemHeader(FD))
       return userFunction(FD, Depth, CE);
-    if (isFactory(Name))
-      return {requestsGrad(CE, Ctx) ? TensorOrigin::RequiresGradLeaf : TensorOrigin::Data, CE};
+    if (isFactory(Name)) {
+      OriginResult R{requestsGrad(CE, Ctx) ? TensorOrigin::RequiresGradLeaf : TensorOrigin::Data, CE};
+      if (Q == Leaves && R.Kind == TensorOrigin::RequiresGradLeaf)
+        R.Leaf = LeafFact{LeafKind::Created, CE};
+      return R;
+    }
     if (isNonDifferentiable(Name))
       return {TensorOrigin::Data, CE};
     if (FD->isInStdNamespace() && Name == "get" && CE->getNumArgs() == 1) { // std::get<0>(tuple)
@@ -565,7 +412,7 @@ private:
     if (const auto *DRE = dyn_cast_or_null<DeclRefExpr>(Source))
       if (const auto *VD = dyn_cast<VarDecl>(DRE->getDecl()); VD && VD->isLocalVarDecl() && VD->getInit())
         Source = VD->getInit()->IgnoreUnlessSpelledInSource();
-    if (const auto *Call = dyn_cast_or_null<CallExpr>(Source); Call && I == 1 && !Cuts) {
+    if (const auto *Call = dyn_cast_or_null<CallExpr>(Source); Call && I == 1 && Q != Cuts) {
       static const llvm::StringSet<> WithIndices = {"max", "min", "sort", "topk", "kthvalue",
                                                     "mode", "median", "nanmedian", "cummax", "cummin"};
       const FunctionDecl *Callee = Call->getDirectCallee();
@@ -587,8 +434,8 @@ private:
     }
     OriginResult R;
     returns(FD, Call, [&](const Expr *Ret) {
-      R = join(R, through(Ret, classify(Ret, Depth + 1)));
-      return false;
+      R = join(R, through(Ret, classifyAt(Ret, Ret, Depth + 1)));
+      return R.Leaf.has_value(); // asked for leaves, any return decides
     });
     return R;
   }
@@ -623,12 +470,12 @@ private:
   /// A local at \p Use: the most attached of its definitions that reach it (initializer,
   /// assignments, marks; asked for cuts, of any type, and what is inserted into it).
   OriginResult var(const VarDecl *VD, const Expr *Use, unsigned Depth) {
-    if (const auto *Parm = dyn_cast_or_null<ParmVarDecl>(VD); Parm && Cuts)
+    if (const auto *Parm = dyn_cast_or_null<ParmVarDecl>(VD); Parm && Q == Cuts)
       return parameter(Parm, Depth);
-    if (OriginResult Range = Cuts ? OriginResult{} : rangeVar(VD); Range.Kind != TensorOrigin::Unknown)
+    if (OriginResult Range = Q == Cuts ? OriginResult{} : rangeVar(VD); Range.Kind != TensorOrigin::Unknown)
       return Range;
     if (!VD || isa<ParmVarDecl>(VD) || !VD->isLocalVarDecl() ||
-        !(Cuts || isTensorType(VD->getType()) || isTupleLike(VD->getType())) ||
+        !(Q == Cuts || isTensorType(VD->getType()) || isTupleLike(VD->getType())) ||
         (VD->getType()->isReferenceType() && !VD->getInit()))
       return {};
     bool Incoming = true;
@@ -647,15 +494,15 @@ private:
         if (D.K == Definition::Compound && A.Kind == TensorOrigin::RequiresGradLeaf)
           A.Kind = TensorOrigin::GraphAttached;
         R = join(R, A);
-      } else if (D.K == Definition::Mark && isa<CXXMemberCallExpr>(D.Value) && !Cuts) {
+      } else if (D.K == Definition::Mark && isa<CXXMemberCallExpr>(D.Value) && Q != Cuts) {
         R = join(R, through(D.Value, classify(D.Value, Depth + 1)));
-      } else if (D.K == Definition::Insert && Cuts) {
+      } else if (D.K == Definition::Insert && Q == Cuts) {
         for (const Expr *Arg : cast<CallExpr>(D.Value)->arguments())
           R = join(R, classify(Arg, Depth + 1));
       }
       leave(D.Site);
     }
-    if (M.index() && !Cuts)
+    if (M.index() && Q != Cuts)
       R = join(R, writtenByOtherUnits(VD));
     return R;
   }
@@ -693,8 +540,230 @@ private:
     return {};
   }
 
-  /// Whether the walk is asked for cuts.
-  bool Cuts;
+  MaybeLeaf want(Want W, const Expr *E, const Stmt *At, unsigned Depth) {
+    return W == Want::Tensor ? leafAt(E, At, Depth) : holder(E, At, Depth);
+  }
+
+  /// Asked for leaves, a variable or field at At (see leafVar, field); nothing for an
+  /// unresolved expression.
+  OriginResult leafOf(const Expr *E, unsigned Depth) {
+    if (const auto *DRE = dyn_cast<DeclRefExpr>(E))
+      return leaf(leafVar(dyn_cast<VarDecl>(DRE->getDecl()), ReadAt, Depth, Want::Tensor));
+    const auto *ME = dyn_cast<MemberExpr>(E);
+    if (!ME || ME->isTypeDependent())
+      return {};
+    bool Incoming = true;
+    llvm::SmallVector<Definition, 2> Defs = reaching(ME, ReadAt, Incoming);
+    auto Field = [&] { return field(ME, Depth, Want::Tensor); };
+    return leaf(anyReaching(Defs, Incoming, ReadAt, Depth, Want::Tensor, Field));
+  }
+
+  /// A user function returning what holds leaves: any return statement decides.
+  MaybeLeaf returnedHolder(const FunctionDecl *FD, const CallExpr *Call, unsigned Depth) {
+    MaybeLeaf L;
+    returns(FD, Call, [&](const Expr *Ret) { return (L = holder(Ret, Ret, Depth + 1)).has_value(); });
+    return L;
+  }
+
+  /// The leaf one of \p Defs (see reaching) gives; with \p Incoming, else the one \p Otherwise
+  /// finds.
+  MaybeLeaf anyReaching(llvm::ArrayRef<Definition> Defs, bool Incoming, const Stmt *At, unsigned Depth, Want W,
+                        llvm::function_ref<MaybeLeaf()> Otherwise) {
+    for (const Definition &D : Defs)
+      if (MaybeLeaf L = definedValue(D, At, Depth, W))
+        return L;
+    return Incoming ? Otherwise() : std::nullopt;
+  }
+
+  /// The leaf a definition gives: a mark decides by itself, an assignment by its right-hand side,
+  /// `params.push_back(w)` into a holder by its element.
+  MaybeLeaf definedValue(const Definition &D, const Stmt *At, unsigned Depth, Want W) {
+    const auto *Call = dyn_cast<CallExpr>(D.Value->IgnoreParenImpCasts());
+    const auto *MD = Call ? dyn_cast_or_null<CXXMethodDecl>(Call->getDirectCallee()) : nullptr;
+    StringRef Name = MD && MD->getIdentifier() ? MD->getName() : StringRef();
+    if (D.K == Definition::Insert)
+      return W == Want::Holder && (Name == "push_back" || Name == "emplace_back") && Call->getNumArgs() == 1 &&
+                     isTensorType(Call->getArg(0)->getType())
+                 ? leafAt(Call->getArg(0), Call, Depth + 1)
+                 : std::nullopt;
+    if (D.K == Definition::Compound)
+      return std::nullopt;
+    bool Dependent = Call && dependentMemberBase(Call, Name, /*AllowArrow=*/true);
+    if ((Dependent && isMarkName(Name)) ||
+        (isa<CXXMemberCallExpr>(D.Value) && isMarkName(Name) && isTensorClass(MD->getParent())))
+      return W == Want::Tensor && markFlag(Call, Ctx) == true ? MaybeLeaf(LeafFact{LeafKind::Marked, Call})
+                 : std::nullopt;
+    return want(W, D.Value, At, Depth + 1);
+  }
+
+  /// A variable at \p At: the leaf a definition that reaches At gives (see reaching).
+  MaybeLeaf leafVar(const VarDecl *VD, const Stmt *At, unsigned Depth, Want W) {
+    if (!VD || !enter(VD))
+      return std::nullopt;
+    MaybeLeaf Result;
+    bool Incoming = true;
+    if (!VD->hasLocalStorage()) {
+      Result = VD->getInit() ? want(W, VD->getInit(), At, Depth + 1) : std::nullopt;
+    } else {
+      llvm::SmallVector<Definition, 2> Defs = reaching(VD, At, Incoming);
+      Result = anyReaching(Defs, Incoming, At, Depth, W, [&] { return incoming(VD, Depth, W); });
+    }
+    leave(VD);
+    return Result;
+  }
+
+  /// What the local \p VD holds before any assignment or mark: a parameter's argument, a loop
+  /// variable's element, a container's pushed elements, the initializer.
+  MaybeLeaf incoming(const VarDecl *VD, unsigned Depth, Want W) {
+    if (const auto *PVD = dyn_cast<ParmVarDecl>(VD))
+      return argument(PVD, Depth, W);
+    if (const CXXForRangeStmt *For = rangeForOf(VD, Ctx)) {
+      const Expr *Range = For->getRangeInit();
+      if (W == Want::Tensor)
+        return frozenBefore(For) ? std::nullopt : holder(Range, For, Depth + 1);
+      return isOrderedDictItem(VD->getType()) ? holder(Range, For, Depth + 1) : std::nullopt;
+    }
+    // A default-constructed tensor is undefined, not a leaf.
+    return VD->getInit() ? want(W, VD->getInit(), VD->getInit(), Depth + 1) : std::nullopt;
+  }
+
+  /// `for (auto &p : model->parameters()) p.requires_grad_(false);` earlier in the function
+  /// froze what \p For iterates over: every such loop over the same range that reaches \p For
+  /// (AutogradModel::reachingAt) freezes it.
+  bool frozenBefore(const CXXForRangeStmt *For) {
+    const FunctionDecl *FD = enclosingFunction(For, Ctx);
+    if (!FD || !FD->hasBody())
+      return false;
+    llvm::SmallVector<const Stmt *, 2> Loops;
+    llvm::DenseMap<const Stmt *, bool> Freezes;
+    for (const BoundNodes &B : match(findAll(cxxForRangeStmt().bind("loop")), *FD->getBody(), Ctx)) {
+      const auto *Other = B.getNodeAs<CXXForRangeStmt>("loop");
+      if (Other == For || !sameExpr(Other->getRangeInit(), For->getRangeInit()))
+        continue;
+      const CallExpr *Mark = nullptr;
+      for (const Definition &D :
+           definitionsIn(Other->getBody(), declRefExpr(to(varDecl(equalsNode(Other->getLoopVariable())))), Ctx))
+        if (D.K == Definition::Mark && !(isa<CXXMemberCallExpr>(D.Value) &&
+                                         cast<CXXMemberCallExpr>(D.Value)->getMethodDecl()->getName() == "detach_"))
+          Mark = cast<CallExpr>(D.Value);
+      if (!Mark)
+        continue;
+      Loops.push_back(Other);
+      Freezes[Other] = markFlag(Mark, Ctx) != true;
+    }
+    llvm::SmallVector<const Stmt *, 2> Reaching = M.reachingAt(Loops, For);
+    return !Reaching.empty() && llvm::all_of(Reaching, [&](const Stmt *L) { return Freezes.lookup(L); });
+  }
+
+  /// A function parameter: a leaf when a call outside a no-grad scope passes one (see arguments).
+  MaybeLeaf argument(const ParmVarDecl *PVD, unsigned Depth, Want W) {
+    MaybeLeaf L;
+    arguments(PVD, [&](const Expr *Arg, const CallExpr *Call) {
+      return Arg && !M.gradDisabledAt(Call) && (L = want(W, Arg, Call, Depth + 2)).has_value();
+    });
+    return L;
+  }
+
+  /// What holds leaves that require grad: module->parameters(), optimizer.parameters(),
+  /// param_group.params(), {w, b}; module->named_parameters(), its values and its items.
+  MaybeLeaf holder(const Expr *E, const Stmt *At, unsigned Depth) {
+    E = strip(E);
+    if (!E || Depth > MaxDepth)
+      return std::nullopt;
+    if (const auto *SIL = dyn_cast<CXXStdInitializerListExpr>(E))
+      return holder(SIL->getSubExpr(), At, Depth + 1);
+    if (const auto *IL = dyn_cast<InitListExpr>(E)) {
+      for (const Expr *Init : IL->inits())
+        if (MaybeLeaf L = want(isTensorType(Init->getType()) ? Want::Tensor : Want::Holder, Init, At, Depth + 1))
+          return L;
+      return std::nullopt;
+    }
+    if (const auto *Construct = dyn_cast<CXXConstructExpr>(E)) {
+      for (const Expr *Arg : Construct->arguments())
+        if (MaybeLeaf L = holder(Arg, At, Depth + 1))
+          return L;
+      return std::nullopt;
+    }
+    if (const auto *MCE = dyn_cast<CXXMemberCallExpr>(E)) {
+      if (listsParameters(MCE))
+        return LeafFact{LeafKind::Parameter, MCE};
+      if (isOrderedDict(MCE->getImplicitObjectArgument()->getType())) // its values(), an item
+        return holder(MCE->getImplicitObjectArgument(), At, Depth + 1);
+      const CXXMethodDecl *MD = MCE->getMethodDecl();
+      return MD && MD->getIdentifier() ? returnedHolder(MD, MCE, Depth) : std::nullopt;
+    }
+    if (const auto *OCE = dyn_cast<CXXOperatorCallExpr>(E)) // `dict[0]`
+      return OCE->getOperator() == OO_Subscript && isOrderedDict(OCE->getArg(0)->getType())
+                 ? holder(OCE->getArg(0), At, Depth + 1)
+                 : std::nullopt;
+    // `model.parameters()` on a model of dependent type, in a template never instantiated.
+    if (const auto *CE = dyn_cast<CallExpr>(E))
+      return CE->getNumArgs() == 0 && !M.callShape(CE).Resolved && M.callShape(CE).Name == "parameters"
+                 ? LeafFact{LeafKind::Parameter, CE}
+                 : returnedHolder(CE->getDirectCallee(), CE, Depth);
+    if (const auto *DRE = dyn_cast<DeclRefExpr>(E))
+      return leafVar(dyn_cast<VarDecl>(DRE->getDecl()), At, Depth, Want::Holder);
+    if (const auto *ME = dyn_cast<MemberExpr>(E))
+      return field(ME, Depth, Want::Holder);
+    return std::nullopt;
+  }
+
+  /// Library modules' parameters are their weight / bias fields (Linear, Conv, BatchNorm,
+  /// Embedding, LayerNorm, RNN cells); user fields are followed to what they are given.
+  MaybeLeaf field(const MemberExpr *ME, unsigned Depth, Want W) {
+    const auto *Field = dyn_cast<FieldDecl>(ME->getMemberDecl());
+    if (!Field)
+      return std::nullopt;
+    if (isInSystemHeader(Field)) {
+      if (W == Want::Tensor && isParameterFieldName(Field->getName()) && isTensorType(Field->getType()) &&
+          isModuleType(QualType(Field->getParent()->getTypeForDecl(), 0)))
+        return LeafFact{LeafKind::Parameter, ME};
+      return std::nullopt;
+    }
+    if (!enter(Field))
+      return std::nullopt;
+    MaybeLeaf Result;
+    // A copy: the walk below may add other fields' definitions to the cache.
+    std::vector<Definition> Defs = defsOf(Field);
+    for (bool Marks : {false, true})
+      for (const Definition &D : Defs)
+        if (!Result && (D.K == Definition::Mark) == Marks && D.K <= Definition::Mark)
+          Result = definedValue(D, D.Value, Depth, W);
+    leave(Field);
+    return Result;
+  }
+
+  /// What the user field \p Field is given anywhere in this unit: its in-class initializer, then
+  /// for each declaration its assignments and marks, then its constructors' initializers.
+  const std::vector<Definition> &defsOf(const FieldDecl *Field) {
+    auto [It, Inserted] = Fields->try_emplace(Field);
+    std::vector<Definition> &Defs = It->second;
+    if (!Inserted)
+      return Defs;
+    if (const Expr *Init = Field->getInClassInitializer())
+      Defs.push_back({Definition::Init, Init, nullptr, Init});
+    auto Function = functionDecl(hasBody(stmt().bind("body"))).bind("fn");
+    forEachUserDecl(Ctx, [&](Decl *D) {
+      std::vector<Definition> CtorInits;
+      for (const BoundNodes &B : match(decl(eachOf(Function, forEachDescendant(Function))), *D, Ctx)) {
+        auto Write = memberExpr(ast_matchers::member(equalsNode(Field)));
+        for (const Definition &Def : definitionsIn(B.getNodeAs<Stmt>("body"), Write, Ctx))
+          Defs.push_back(Def);
+        if (const auto *Ctor = B.getNodeAs<CXXConstructorDecl>("fn"))
+          for (const CXXCtorInitializer *Init : Ctor->inits())
+            if (Init->isWritten() && Init->getMember() == Field)
+              CtorInits.push_back({Definition::Init, Init->getInit(), nullptr, Init->getInit()});
+      }
+      Defs.insert(Defs.end(), CtorInits.begin(), CtorInits.end());
+    });
+    return Defs;
+  }
+
+  Question Q;
+  /// Asked for leaves: the model's cache of the user fields' definitions (see defsOf), and the
+  /// point the value asked about is read at.
+  FieldDefinitions *Fields;
+  const Stmt *ReadAt = nullptr;
 };
 
 } // namespace
@@ -714,6 +783,10 @@ OriginResult AutogradModel::originAt(const Expr *E) {
     return {TensorOrigin::GraphAttached, Cut->Output};
   }
   return origin(E);
+}
+
+std::optional<LeafFact> AutogradModel::leafAt(const Expr *E, const Stmt *At) {
+  return E && At ? OriginWalk(*this, OriginWalk::Leaves, &P->Fields).leafAt(E, At) : std::nullopt;
 }
 
 bool AutogradModel::isGraphAttached(const Expr *E) {
@@ -745,7 +818,7 @@ bool AutogradModel::isRequiresGradLeaf(const Expr *E) {
 }
 
 std::optional<OutputCut> AutogradModel::outputCut(const Expr *E) {
-  OriginResult R = OriginWalk(*this, /*Cuts=*/true).classify(E);
+  OriginResult R = OriginWalk(*this, OriginWalk::Cuts).classify(E);
   if (!R.Output)
     return std::nullopt;
   return OutputCut{R.Output, R.Cut};

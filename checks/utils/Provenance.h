@@ -14,9 +14,21 @@
 
 #include "llvm/ADT/SmallVector.h"
 
+#include <optional>
 #include <vector>
 
 namespace torchtidy {
+
+/// How a tensor became a leaf that requires grad.
+enum class LeafKind { Created, Marked, Parameter };
+
+struct LeafFact {
+  LeafKind Kind;
+  /// The factory with requires_grad, the requires_grad_() mark, the parameters() call or field.
+  const clang::Stmt *Source = nullptr;
+  /// The tensor is a view of the leaf (it shares its storage and autograd identity).
+  bool View = false;
+};
 
 enum class TensorOrigin {
   Unknown,          ///< a parameter, a field, a container element: nothing is assumed
@@ -37,6 +49,9 @@ struct OriginResult {
   /// computed from, and what cut every path from it to that graph (null while one survives).
   const clang::Expr *Output = nullptr;
   const clang::Stmt *Cut = nullptr;
+  /// Asked for leaves (AutogradModel::leafAt): the leaf that requires grad the value is, or is
+  /// a view of, on some path.
+  std::optional<LeafFact> Leaf = std::nullopt;
 };
 
 /// One definition of a variable or field: a statement that gives it a value or marks it.

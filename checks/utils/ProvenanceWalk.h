@@ -1,7 +1,7 @@
 #ifndef TORCHTIDY_CHECKS_UTILS_PROVENANCEWALK_H
 #define TORCHTIDY_CHECKS_UTILS_PROVENANCEWALK_H
 
-// What the questions of the provenance walk share (Provenance.cpp, ProvenanceLeaf.cpp); not
+// What the questions of the provenance walk share (Provenance.cpp, ProvenanceWalk.cpp); not
 // for checks.
 
 #include "utils/AutogradModel.h"

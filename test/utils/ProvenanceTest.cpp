@@ -108,6 +108,26 @@ void compound_and_insert(Net &net, torch::Tensor in) {
   held[0].add_(1);
   auto element = held[0];
 }
+torch::Tensor global_leaf = torch::zeros({2}, torch::requires_grad());
+torch::Tensor make_leaf() { return torch::ones({2}, torch::requires_grad()); }
+void takes(torch::Tensor passed) { passed.add_(1); }
+void takes_guarded(torch::Tensor guarded) { guarded.add_(1); }
+void leaf_edges(Net &net) {
+  auto made = make_leaf();
+  made.add_(1);
+  global_leaf.add_(1);
+  takes(torch::ones({2}, torch::requires_grad()));
+  {
+    torch::NoGradGuard no_grad;
+    takes_guarded(torch::ones({2}, torch::requires_grad()));
+  }
+  for (auto &freezing : net->parameters())
+    freezing.requires_grad_(false);
+  for (auto &frozen : net->parameters())
+    frozen.add_(1);
+  for (auto &named : net->named_parameters())
+    named.value().add_(1);
+}
 template <typename T> void uninstantiated(T t) {
   auto u = t;
   u = t + 1;
@@ -339,6 +359,29 @@ TEST_F(ProvenanceTest, CompoundAssignmentsAndInsertsAsDefinitions) {
   ASSERT_TRUE(L);
   EXPECT_EQ(L->Kind, LeafKind::Created);
   EXPECT_NE(model().origin(Element).Kind, TensorOrigin::RequiresGradLeaf);
+}
+
+TEST_F(ProvenanceTest, LeafEdges) {
+  // What the leaf question follows beyond the origin's locals: a user function's returns, a
+  // global's initializer, the arguments of calls outside no-grad code, the elements of what
+  // lists parameters unless a loop before froze them.
+  auto LeafOfObject = [](const CXXMemberCallExpr *Call) {
+    return Call ? model().leafAt(Call->getImplicitObjectArgument(), Call) : std::nullopt;
+  };
+  for (StringRef Name : {"made", "global_leaf", "passed"}) {
+    std::optional<LeafFact> L = LeafOfObject(callOn(Name, "add_"));
+    ASSERT_TRUE(L) << Name.str();
+    EXPECT_EQ(L->Kind, LeafKind::Created) << Name.str();
+    EXPECT_FALSE(L->View);
+  }
+  EXPECT_FALSE(LeafOfObject(callOn("guarded", "add_")));
+  EXPECT_FALSE(LeafOfObject(callOn("frozen", "add_")));
+  auto Value = cxxMemberCallExpr(on(declRefExpr(to(varDecl(hasName("named"))))), callee(cxxMethodDecl(hasName("value"))));
+  auto Named = match(findAll(cxxMemberCallExpr(on(Value), callee(cxxMethodDecl(hasName("add_")))).bind("c")), ctx());
+  ASSERT_FALSE(Named.empty());
+  std::optional<LeafFact> L = LeafOfObject(Named.back().getNodeAs<CXXMemberCallExpr>("c"));
+  ASSERT_TRUE(L);
+  EXPECT_EQ(L->Kind, LeafKind::Parameter);
 }
 
 } // namespace

@@ -1,0 +1,351 @@
+// What the questions of the provenance walk share (ProvenanceWalk.h): the definitions of a
+// variable or field, the ones that reach a point, a function's returns and its callers'
+// arguments; the facts about marks, factories and parameters the questions read; and the
+// in-place ops that autograd refuses on a leaf that requires grad (AutogradModel::inplaceOp).
+#include "utils/ProvenanceWalk.h"
+#include "utils/AutogradModelImpl.h"
+
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/ParentMapContext.h"
+#include "clang/AST/StmtCXX.h"
+#include "clang/ASTMatchers/ASTMatchFinder.h"
+
+#include "llvm/ADT/StringSet.h"
+
+using namespace clang;
+using namespace clang::ast_matchers;
+
+namespace torchtidy {
+
+/// The boolean argument \p Index of \p CE: true when defaulted, false when not a constant
+/// (a runtime flag may well be false; precision first).
+bool boolArgument(const CallExpr *CE, unsigned Index, ASTContext &Ctx) {
+  if (CE->getNumArgs() <= Index || isa<CXXDefaultArgExpr>(CE->getArg(Index)))
+    return true;
+  const Expr *Arg = CE->getArg(Index)->IgnoreImplicit();
+  // requires_grad(true) on TensorOptions converts to c10::optional<bool>.
+  if (const auto *Construct = dyn_cast<CXXConstructExpr>(Arg); Construct && Construct->getNumArgs() == 1)
+    Arg = Construct->getArg(0);
+  bool Value = false;
+  return !Arg->isValueDependent() && Arg->EvaluateAsBooleanCondition(Value, Ctx) && Value;
+}
+
+bool requestsGrad(const CallExpr *CE, ASTContext &Ctx) {
+  const FunctionDecl *FD = CE->getDirectCallee();
+  if (FD && FD->getIdentifier() && FD->getName() == "make_variable")
+    return CE->getNumArgs() >= 2 && !isa<CXXDefaultArgExpr>(CE->getArg(1)) && boolArgument(CE, 1, Ctx);
+  llvm::SmallVector<const Stmt *, 2> Options = {CE};
+  for (const Expr *Arg : CE->arguments())
+    if (const auto *DRE = dyn_cast<DeclRefExpr>(Arg->IgnoreUnlessSpelledInSource()))
+      if (const auto *VD = dyn_cast<VarDecl>(DRE->getDecl());
+          VD && VD->getInit() && isSameOrDerivedFrom(recordOf(VD->getType()), names::TensorOptions))
+        Options.push_back(VD->getInit());
+  auto Flag = callExpr(callee(functionDecl(hasName("requires_grad")))).bind("flag");
+  return llvm::any_of(Options, [&](const Stmt *S) {
+    return llvm::any_of(match(findAll(Flag), *S, Ctx),
+                        [&](const BoundNodes &B) { return boolArgument(B.getNodeAs<CallExpr>("flag"), 0, Ctx); });
+  });
+}
+
+std::optional<bool> markFlag(const CallExpr *Mark, ASTContext &Ctx) {
+  StringRef Name;
+  const auto *MD = dyn_cast_or_null<CXXMethodDecl>(Mark->getDirectCallee());
+  if (isa<CXXMemberCallExpr>(Mark) && MD && MD->getIdentifier() && isTensorClass(MD->getParent()))
+    Name = MD->getName();
+  else if (!dependentMemberBase(Mark, Name, /*AllowArrow=*/true))
+    return std::nullopt;
+  if (!isMarkName(Name) || Name == "detach_")
+    return Name == "detach_" ? std::optional(false) : std::nullopt;
+  if (Mark->getNumArgs() == 0 || isa<CXXDefaultArgExpr>(Mark->getArg(0)))
+    return Mark->getNumArgs() != 0 || Name == "requires_grad_";
+  const Expr *Arg = Mark->getArg(0)->IgnoreImplicit();
+  bool Value = false;
+  if (Arg->isValueDependent() || Arg->isTypeDependent() || !Arg->EvaluateAsBooleanCondition(Value, Ctx))
+    return std::nullopt;
+  return Value;
+}
+
+bool isParameterFieldName(StringRef Name) {
+  return Name.contains("weight") || Name.contains("bias") ||
+         llvm::is_contained({StringRef("w_ih"), StringRef("w_hh"), StringRef("b_ih"), StringRef("b_hh")}, Name);
+}
+
+bool listsParameters(const CXXMemberCallExpr *Call) {
+  const CXXMethodDecl *MD = Call->getMethodDecl();
+  if (!MD || !MD->getIdentifier())
+    return false;
+  StringRef Name = MD->getName();
+  QualType ObjType = Call->getImplicitObjectArgument()->getType();
+  return (Name == "parameters" && (isModuleType(ObjType) || isOptimizerType(ObjType))) ||
+         (Name == "named_parameters" && isModuleType(ObjType)) ||
+         (Name == "params" && hasQualifiedName(MD->getParent(), "::torch::optim::OptimizerParamGroup"));
+}
+
+namespace {
+/// `p.requires_grad_(flag)` on an object of dependent type, or with a dependent flag.
+AST_MATCHER_P(CallExpr, dependentMarkOn, clang::ast_matchers::internal::Matcher<Expr>, Object) {
+  StringRef Name;
+  const Expr *Base = dependentMemberBase(&Node, Name);
+  return Base && isMarkName(Name) && Object.matches(*Base->IgnoreParenImpCasts(), Finder, Builder);
+}
+} // namespace
+
+// ---- definitions ---------------------------------------------------------------------------
+
+std::vector<Definition> definitionsIn(const Stmt *Body, const clang::ast_matchers::internal::Matcher<Expr> &Target,
+                                      ASTContext &Ctx) {
+  std::vector<Definition> Defs;
+  if (!Body)
+    return Defs;
+  auto T = ignoringParenImpCasts(expr(Target).bind("target"));
+  auto Value = expr().bind("value");
+  auto Write = stmt(anyOf(
+      cxxOperatorCallExpr(isAssignmentOperator(), hasArgument(0, T), hasArgument(1, Value)).bind("assign"),
+      binaryOperator(isAssignmentOperator(), hasLHS(T), hasRHS(Value)).bind("assign"),
+      callExpr(dependentMarkOn(expr(Target).bind("target"))).bind("mark"),
+      cxxMemberCallExpr(on(T), callee(cxxMethodDecl(hasAnyName("requires_grad_", "set_requires_grad", "detach_"))))
+          .bind("mark"),
+      cxxMemberCallExpr(on(T), callee(cxxMethodDecl(hasAnyName("push_back", "emplace_back", "insert", "emplace",
+                                                               "push", "assign"))))
+          .bind("insert"),
+      cxxMemberCallExpr(on(T), callee(cxxMethodDecl(matchesName("_$")))).bind("mutate")));
+  for (const BoundNodes &B : match(findAll(Write), *Body, Ctx)) {
+    const auto *Defined = B.getNodeAs<Expr>("target");
+    if (const auto *Assign = B.getNodeAs<Stmt>("assign")) {
+      bool Plain = isa<BinaryOperator>(Assign) ? cast<BinaryOperator>(Assign)->getOpcode() == BO_Assign
+                                               : cast<CXXOperatorCallExpr>(Assign)->getOperator() == OO_Equal;
+      Defs.push_back({Plain ? Definition::Assign : Definition::Compound, Assign, Defined, B.getNodeAs<Expr>("value")});
+      continue;
+    }
+    for (auto [Id, K] : {std::pair{"mark", Definition::Mark}, {"insert", Definition::Insert}, {"mutate", Definition::Mutate}})
+      if (const auto *Call = B.getNodeAs<Expr>(Id))
+        Defs.push_back({K, Call, Defined, Call});
+  }
+  return Defs;
+}
+
+std::vector<Definition> definitionsOf(const VarDecl *VD, ASTContext &Ctx) {
+  std::vector<Definition> Defs;
+  if (!VD)
+    return Defs;
+  if (const Expr *Init = VD->getInit())
+    Defs.push_back({Definition::Init, Init, nullptr, Init});
+  const auto *FD = dyn_cast_or_null<FunctionDecl>(VD->getParentFunctionOrMethod());
+  if (FD && FD->hasBody())
+    for (const Definition &D : definitionsIn(FD->getBody(), declRefExpr(to(varDecl(equalsNode(VD)))), Ctx))
+      Defs.push_back(D);
+  return Defs;
+}
+
+llvm::SmallVector<const Expr *, 2> returnedValues(const FunctionDecl *FD, ASTContext &Ctx) {
+  llvm::SmallVector<const Expr *, 2> Values;
+  const FunctionDecl *Def = FD ? FD->getDefinition() : nullptr;
+  if (!Def || !Def->hasBody())
+    return Values;
+  for (const BoundNodes &B : match(findAll(returnStmt().bind("ret")), *Def->getBody(), Ctx)) {
+    const auto *Ret = B.getNodeAs<ReturnStmt>("ret");
+    if (Ret->getRetValue() && enclosingFunction(Ret, Ctx) == Def)
+      Values.push_back(Ret->getRetValue());
+  }
+  return Values;
+}
+
+void ProvenanceWalk::returns(const FunctionDecl *FD, const CallExpr *Call, llvm::function_ref<bool(const Expr *)> Visit) {
+  const FunctionDecl *Def = FD ? FD->getDefinition() : nullptr;
+  if (!Def || isInSystemHeader(Def) || !enter(Def))
+    return;
+  Calls[Def] = Call;
+  for (const Expr *Ret : returnedValues(Def, Ctx))
+    if (Visit(Ret))
+      break;
+  Calls.erase(Def);
+  leave(Def);
+}
+
+void ProvenanceWalk::arguments(const ParmVarDecl *Parm,
+                               llvm::function_ref<bool(const Expr *Arg, const CallExpr *Call)> Visit) {
+  const auto *FD = dyn_cast_or_null<FunctionDecl>(Parm->getParentFunctionOrMethod());
+  if (auto It = Calls.find(FD); It != Calls.end()) {
+    Visit(argumentFor(It->second, Parm), It->second);
+    return;
+  }
+  for (const CallExpr *Call : FD ? M.callersOf(FD) : llvm::ArrayRef<const CallExpr *>())
+    if (Visit(argumentFor(Call, Parm), Call))
+      return;
+}
+
+llvm::SmallVector<Definition, 2> ProvenanceWalk::reaching(const clang::ast_matchers::internal::Matcher<Expr> &Target,
+                                                         llvm::function_ref<bool(const Expr *)> Same, const Stmt *Body,
+                                                         const Stmt *At, const Stmt *Start, bool &Incoming) {
+  llvm::SmallVector<const Stmt *, 4> Sites;
+  llvm::DenseMap<const Stmt *, Definition> DefAt;
+  llvm::SmallVector<Definition, 2> Reaching, Others;
+  for (const Definition &D : definitionsIn(Body, Target, Ctx)) {
+    if (!Same(D.Target))
+      continue;
+    // What an assignment writes denotes the value it gives; what a mark writes, the value it
+    // marks, marked.
+    if (D.Target == At && D.K == Definition::Assign) {
+      Incoming = false;
+      return {D};
+    }
+    if (D.Target == At && D.K == Definition::Mark)
+      Others.push_back(D);
+    else if ((D.K == Definition::Assign || D.K == Definition::Mark) && DefAt.try_emplace(D.Site, D).second)
+      Sites.push_back(D.Site);
+    else if ((D.K == Definition::Compound || D.K == Definition::Insert) && M.mayRunBefore(D.Site, At))
+      Others.push_back(D);
+  }
+  if (Start)
+    Sites.push_back(Start);
+  Incoming = !Start && llvm::none_of(Sites, [&](const Stmt *S) { return M.runsBeforeOnEveryPath(S, At); });
+  for (const Stmt *Site : llvm::reverse(M.reachingAt(Sites, At))) {
+    if (Site == Start)
+      Incoming = true;
+    else
+      Reaching.push_back(DefAt.find(Site)->second);
+  }
+  // A declaration with no order to \p At (no CFG holds both) cannot rule its value out.
+  Incoming |= Start && M.reachingAt({Start}, At).empty();
+  Reaching.append(Others.begin(), Others.end());
+  return Reaching;
+}
+
+llvm::SmallVector<Definition, 2> ProvenanceWalk::reaching(const VarDecl *VD, const Stmt *At, bool &Incoming) {
+  Incoming = true;
+  const auto *Owner = dyn_cast_or_null<FunctionDecl>(VD->getParentFunctionOrMethod());
+  if (!Owner || !Owner->hasBody())
+    return {};
+  const Stmt *Declared = isa<ParmVarDecl>(VD) ? nullptr : parentOf(VD, Ctx).get<DeclStmt>();
+  return reaching(declRefExpr(to(varDecl(equalsNode(VD)))), [](const Expr *) { return true; }, Owner->getBody(), At,
+                  Declared, Incoming);
+}
+
+llvm::SmallVector<Definition, 2> ProvenanceWalk::reaching(const MemberExpr *ME, const Stmt *At, bool &Incoming) {
+  Incoming = true;
+  const FunctionDecl *FD = enclosingFunction(At, Ctx);
+  if (!FD || !FD->hasBody())
+    return {};
+  return reaching(memberExpr(member(equalsNode(ME->getMemberDecl()))), [&](const Expr *E) { return sameExpr(E, ME); },
+                  FD->getBody(), At, nullptr, Incoming);
+}
+
+bool ProvenanceWalk::sameExpr(const Expr *A, const Expr *B) const {
+  llvm::FoldingSetNodeID IA, IB;
+  strip(A)->Profile(IA, Ctx, /*Canonical=*/true);
+  strip(B)->Profile(IB, Ctx, /*Canonical=*/true);
+  return IA == IB;
+}
+
+const Expr *strip(const Expr *E) {
+  while (E) {
+    const Expr *Prev = E;
+    E = E->IgnoreImplicit()->IgnoreParenImpCasts();
+    if (const auto *Construct = dyn_cast<CXXConstructExpr>(E);
+        Construct && Construct->getNumArgs() == 1 && !isa<CXXTemporaryObjectExpr>(Construct))
+      E = Construct->getArg(0);
+    else if (const auto *Cast = dyn_cast<CXXFunctionalCastExpr>(E))
+      E = Cast->getSubExpr();
+    if (E == Prev)
+      return E;
+  }
+  return E;
+}
+
+const CXXForRangeStmt *rangeForOf(const VarDecl *VD, ASTContext &Ctx) {
+  const auto *DS = parentOf(VD, Ctx).get<DeclStmt>();
+  const auto *For = DS ? parentOf(DS, Ctx).get<CXXForRangeStmt>() : nullptr;
+  return For && For->getLoopVarStmt() == DS ? For : nullptr;
+}
+
+// ---- in-place ops --------------------------------------------------------------------------
+
+namespace {
+
+/// Methods ending in '_' that autograd's in-place check does not guard: they change
+/// metadata (requires_grad, names, sharing), detach, or fail with an error of their own
+/// that no NoGradGuard avoids (resize_).
+bool isExemptUnderscoreName(StringRef Name) {
+  static const llvm::StringSet<> Names = {
+      "requires_grad_", "detach_", "rename_", "share_memory_", "resize_", "resize_as_",
+      "resize_as_sparse_", "sparse_resize_", "sparse_resize_and_clear_"};
+  return Names.contains(Name);
+}
+
+bool isInplaceName(StringRef Name) {
+  return Name.size() > 1 && Name.ends_with("_") && !Name.starts_with("_") &&
+         !isExemptUnderscoreName(Name);
+}
+
+bool recordHasMember(const CXXRecordDecl *RD, StringRef Name) {
+  return RD && !Name.empty() && !RD->lookup(DeclarationName(&RD->getASTContext().Idents.get(Name))).empty();
+}
+
+/// Only a tensor, or an object whose type is not known yet, can be an in-place target; the
+/// leaf question then has to prove it a leaf.
+bool mayBeTensor(const Expr *E) { return E && (E->isTypeDependent() || isTensorType(E->getType())); }
+
+const CXXRecordDecl *tensorClass(ASTContext &Ctx) {
+  auto LookupIn = [&](const DeclContext *DC, StringRef Name) {
+    DeclContext::lookup_result R = DC->lookup(DeclarationName(&Ctx.Idents.get(Name)));
+    return R.empty() ? nullptr : R.front();
+  };
+  const auto *At = dyn_cast_or_null<NamespaceDecl>(LookupIn(Ctx.getTranslationUnitDecl(), "at"));
+  const auto *RD = At ? dyn_cast_or_null<CXXRecordDecl>(LookupIn(At, "Tensor")) : nullptr;
+  return RD ? RD->getDefinition() : nullptr;
+}
+
+} // namespace
+
+std::optional<InplaceOp> AutogradModel::inplaceOp(const Expr *E) {
+  // `w -= lr * g`, also in a template nobody instantiates; `t[0] = x` (on an rvalue: fill_/copy_),
+  // where `t = x` on an lvalue rebinds the handle.
+  const auto *OCE = dyn_cast_or_null<CXXOperatorCallExpr>(E);
+  const auto *BO = dyn_cast_or_null<BinaryOperator>(E);
+  if ((OCE && OCE->isAssignmentOp() && OCE->getNumArgs() == 2) ||
+      (BO && BO->isCompoundAssignmentOp() && BO->isTypeDependent())) {
+    const Expr *Target = OCE ? OCE->getArg(0) : BO->getLHS();
+    StringRef Spelling = OCE ? getOperatorSpelling(OCE->getOperator()) : BO->getOpcodeStr();
+    const auto *MD = OCE ? dyn_cast_or_null<CXXMethodDecl>(OCE->getDirectCallee()) : nullptr;
+    bool Resolved = OCE && OCE->getDirectCallee();
+    if (Spelling == "<<=" || Spelling == ">>=" || (Resolved ? !MD || !isTensorClass(MD->getParent()) : !mayBeTensor(Target)))
+      return std::nullopt;
+    if (Spelling == "=")
+      return Resolved && MD->getRefQualifier() == RQ_RValue ? std::optional(InplaceOp{Target, "=", "", true})
+                                                            : std::nullopt;
+    return InplaceOp{Target, Spelling.str(), Spelling.drop_back().str(), false};
+  }
+  const auto *Call = dyn_cast_or_null<CallExpr>(E);
+  if (!Call || OCE)
+    return std::nullopt;
+  CallShape Shape = callShape(Call);
+  if (!isInplaceName(Shape.Name))
+    return std::nullopt;
+  StringRef Base = Shape.Name.drop_back(), Member;
+  InplaceOp Op{Shape.Object, Shape.Name.str(), "", false};
+  const auto *MD = dyn_cast_or_null<CXXMethodDecl>(Shape.Callee);
+  if (!Shape.Resolved) { // `w.mul_(scale)` on an object of dependent type
+    if (!dependentMemberBase(Call, Member) || !mayBeTensor(Shape.Object))
+      return std::nullopt;
+  } else if (!MD) {
+    // at::relu_(t) / torch::sigmoid_(t). torch::nn::init::*_ run under their own NoGradGuard
+    // and torch::nn::utils::*_ touch gradients only: both live in nested namespaces.
+    const FunctionDecl *FD = Shape.Callee;
+    if (Call->getNumArgs() == 0 || !isTensorType(Call->getArg(0)->getType()) ||
+        !(hasQualifiedName(FD, ("::at::" + Shape.Name).str()) || hasQualifiedName(FD, ("::torch::" + Shape.Name).str())))
+      return std::nullopt;
+    Op.Target = Call->getArg(0);
+    if (!FD->getDeclContext()->lookup(DeclarationName(&Ctx.Idents.get(Base))).empty())
+      Op.OutOfPlace = "torch::" + Base.str();
+    return Op;
+  } else if (!isTensorClass(MD->getParent()) || !Shape.Object) {
+    return std::nullopt;
+  }
+  // An object of dependent type proven a leaf tensor is an at::Tensor.
+  if (recordHasMember(MD ? MD->getParent() : tensorClass(Ctx), Base) ||
+      recordHasMember(recordOf(Op.Target->getType()), Base))
+    Op.OutOfPlace = Base.str();
+  return Op;
+}
+
+} // namespace torchtidy
