@@ -40,13 +40,16 @@ public:
       Work.push_back(Root);
     else
       follow(Root);
-    while (!Work.empty() && !Found && Seen.size() < 64) {
+    // A summary asks only whether the parameter is kept: the first place keeping it answers.
+    while (!Work.empty() && !Found && !(Passed && Escaped) && Seen.size() < 64) {
       const ValueDecl *D = Work.pop_back_val();
       for (const Expr *Ref : refsTo(D))
         if (stillHeldAt(Ref))
           flowUp(Ref);
     }
-    return Found ? ValueFate::Backpropagated : Escaped ? ValueFate::Escapes : ValueFate::Contained;
+    return Found && !(Passed && Escaped) ? ValueFate::Backpropagated
+           : Escaped                     ? ValueFate::Escapes
+                                         : ValueFate::Contained;
   }
 
 private:

@@ -58,6 +58,7 @@ struct History {
   void remember(torch::Tensor t, int n);
   float read_only(const torch::Tensor &t);
   void scaled(const torch::Tensor &t);
+  void learn();
   torch::Tensor last;
   std::vector<torch::Tensor> all;
 };
@@ -117,6 +118,7 @@ void epochs_of_fit(Net &net, torch::optim::SGD &opt, torch::Tensor x) {
 void History::set_last(const torch::Tensor &t) { last = t; }
 void History::remember(torch::Tensor t, int n) { all.push_back(std::move(t)); }
 void History::scaled(const torch::Tensor &t) { all.push_back(t * 2); }
+void History::learn() { for (auto &t : all) t.backward(); } // what it keeps feeds backward(): still kept
 float History::read_only(const torch::Tensor &t) { return t.sum().item<float>(); }
 void keep_through(History &h, torch::Tensor t) { h.remember(t, 1); }
 torch::Tensor unkept(torch::Tensor t) { return t * 2; }
