@@ -14,6 +14,7 @@
 
 #include <map>
 #include <mutex>
+#include <set>
 
 using namespace clang;
 namespace json = llvm::json;
@@ -74,12 +75,34 @@ uint64_t hashOf(const std::optional<LoopCall> &C) {
 } // namespace
 
 // Outside the anonymous namespace: llvm::json finds them by argument-dependent lookup.
+json::Value toJSON(const PassedParam &P) {
+  return json::Object{{"param", int64_t(P.Param)}, {"callee", P.Callee}, {"callee_param", int64_t(P.CalleeParam)}};
+}
+
+bool fromJSON(const json::Value &V, PassedParam &PP, json::Path P) {
+  json::ObjectMapper M(V, P);
+  uint64_t Param = 0, To = 0;
+  if (!M || !M.map("param", Param) || !M.map("callee", PP.Callee) || !M.map("callee_param", To))
+    return false;
+  if (Param >= 32 || To >= 32) {
+    P.report("parameter out of range");
+    return false;
+  }
+  PP.Param = unsigned(Param);
+  PP.CalleeParam = unsigned(To);
+  return true;
+}
+
 json::Value toJSON(const FunctionSummary &S) {
   json::Object O{{"name", S.Name}, {"facts", bitNames(S.Facts, FactNames)}};
   if (S.LoopedFacts)
     O["looped_facts"] = bitNames(S.LoopedFacts, FactNames);
   if (S.GraphOutParams)
     O["graph_out_params"] = int64_t(S.GraphOutParams);
+  if (S.KeptParams)
+    O["kept_params"] = int64_t(S.KeptParams);
+  if (!S.PassedParams.empty())
+    O["passed_params"] = S.PassedParams;
   if (!S.Callees.empty())
     O["callees"] = S.Callees;
   if (!S.EveryCall.empty())
@@ -94,17 +117,21 @@ json::Value toJSON(const FunctionSummary &S) {
 bool fromJSON(const json::Value &V, FunctionSummary &S, json::Path P) {
   json::ObjectMapper M(V, P);
   std::vector<std::string> Facts, Looped;
-  int64_t Out = 0;
+  int64_t Out = 0, Kept = 0;
   if (!M || !M.map("name", S.Name) || !M.map("facts", Facts) || !M.mapOptional("looped_facts", Looped) ||
-      !M.mapOptional("graph_out_params", Out) || !M.mapOptional("callees", S.Callees) ||
+      !M.mapOptional("graph_out_params", Out) || !M.mapOptional("kept_params", Kept) ||
+      !M.mapOptional("passed_params", S.PassedParams) || !M.mapOptional("callees", S.Callees) ||
       !M.mapOptional("every_call", S.EveryCall) || !M.mapOptional("looped_callees", S.LoopedCallees) ||
       !M.mapOptional("conflicting", S.Conflicting))
     return false;
-  if (Out < 0 || Out > int64_t(UINT32_MAX)) {
-    P.field("graph_out_params").report("out of range");
-    return false;
+  for (auto [Name, Value, Bits] : {std::tuple("graph_out_params", Out, &S.GraphOutParams),
+                                   std::tuple("kept_params", Kept, &S.KeptParams)}) {
+    if (Value < 0 || Value > int64_t(UINT32_MAX)) {
+      P.field(Name).report("out of range");
+      return false;
+    }
+    *Bits = uint32_t(Value);
   }
-  S.GraphOutParams = uint32_t(Out);
   return nameBits(Facts, FactNames, S.Facts, P.field("facts"), "unknown fact") &&
          nameBits(Looped, FactNames, S.LoopedFacts, P.field("looped_facts"), "unknown fact");
 }
@@ -164,6 +191,10 @@ void ProjectIndex::add(llvm::StringRef USR, FunctionSummary S) {
     if (!llvm::is_contained(Old.Callees, C))
       Old.LoopedCallees.push_back(C);
   Old.GraphOutParams |= S.GraphOutParams;
+  Old.KeptParams |= S.KeptParams;
+  for (PassedParam &P : S.PassedParams)
+    if (!llvm::is_contained(Old.PassedParams, P))
+      Old.PassedParams.push_back(std::move(P));
   for (std::string &C : S.Callees)
     if (!llvm::is_contained(Old.Callees, C))
       Old.Callees.push_back(std::move(C));
@@ -290,6 +321,28 @@ uint32_t ProjectIndex::graphOutParamsOf(const FunctionDecl *FD) const {
   return S ? S->GraphOutParams : 0;
 }
 
+bool ProjectIndex::keepsParam(const FunctionDecl *FD, unsigned Param) const {
+  std::string USR = usrOf(FD);
+  if (USR.empty())
+    return false;
+  Consulted[USR] = answerHash(USR);
+  std::set<std::pair<llvm::StringRef, unsigned>> Seen;
+  std::vector<std::pair<llvm::StringRef, unsigned>> Work{{USR, Param}};
+  while (!Work.empty()) {
+    auto [Fn, I] = Work.back();
+    Work.pop_back();
+    const FunctionSummary *S = find(Fn);
+    if (!S || !Seen.insert({Fn, I}).second)
+      continue;
+    if (I < 32 && (S->KeptParams & (1u << I)))
+      return true;
+    for (const PassedParam &P : S->PassedParams)
+      if (P.Param == I)
+        Work.emplace_back(P.Callee, P.CalleeParam);
+  }
+  return false;
+}
+
 uint64_t ProjectIndex::answerHash(llvm::StringRef USR) const {
   if (USR.consume_front(LoopCallsKey)) {
     unsigned Query = 0, MaxCalls = 0;
@@ -318,12 +371,17 @@ uint64_t ProjectIndex::answerHash(llvm::StringRef USR) const {
       OS << '-' << '\0';
       continue;
     }
-    OS << S->Facts << ' ' << S->LoopedFacts << ' ' << S->GraphOutParams << '\0';
+    OS << S->Facts << ' ' << S->LoopedFacts << ' ' << S->GraphOutParams << ' ' << S->KeptParams << '\0';
     for (const std::string &C : S->LoopedCallees)
       OS << C << '\1';
+    for (const PassedParam &P : S->PassedParams)
+      OS << P.Param << ' ' << P.Callee << ' ' << P.CalleeParam << '\2';
     for (const std::string &C : S->Callees)
       if (Seen.insert(C).second)
         Work.push_back(C);
+    for (const PassedParam &P : S->PassedParams)
+      if (Seen.insert(P.Callee).second)
+        Work.push_back(P.Callee);
   }
   uint64_t H = llvm::xxHash64(OS.str());
   return H ? H : 1;

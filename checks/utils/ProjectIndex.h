@@ -24,6 +24,17 @@
 
 namespace torchtidy {
 
+/// A parameter a function hands on to a parameter of another, whose summary says whether it keeps it.
+struct PassedParam {
+  unsigned Param = 0;       ///< the function's parameter
+  std::string Callee;       ///< the USR of the function it is passed to
+  unsigned CalleeParam = 0; ///< the callee's parameter it binds to
+
+  bool operator==(const PassedParam &O) const {
+    return Param == O.Param && Callee == O.Callee && CalleeParam == O.CalleeParam;
+  }
+};
+
 /// What one function does, as far as its own translation unit shows.
 struct FunctionSummary {
   enum Fact : uint32_t {
@@ -47,6 +58,12 @@ struct FunctionSummary {
   uint32_t LoopedFacts = 0;
   /// Bit i: the function assigns a graph-attached tensor to its reference parameter i.
   uint32_t GraphOutParams = 0;
+  /// Bit i: the function keeps the object its parameter i holds (through copies, moves and
+  /// containers, not values computed from it) beyond the call: in a member, a global or static,
+  /// a container it did not make. See keepsParam.
+  uint32_t KeptParams = 0;
+  /// Its parameters it passes to functions whose bodies its TU does not hold.
+  std::vector<PassedParam> PassedParams;
   /// The user functions it calls (USRs): factsOf follows them, in this TU or another.
   std::vector<std::string> Callees;
   /// The user functions it calls on every call, in no loop (USRs; see loopCalling).
@@ -58,7 +75,8 @@ struct FunctionSummary {
 
   bool operator==(const FunctionSummary &O) const {
     return Facts == O.Facts && LoopedFacts == O.LoopedFacts && GraphOutParams == O.GraphOutParams &&
-           Callees == O.Callees && EveryCall == O.EveryCall && LoopedCallees == O.LoopedCallees;
+           KeptParams == O.KeptParams && PassedParams == O.PassedParams && Callees == O.Callees &&
+           EveryCall == O.EveryCall && LoopedCallees == O.LoopedCallees;
   }
 };
 
@@ -113,6 +131,9 @@ public:
   uint32_t ownLevelFactsOf(const clang::FunctionDecl *FD) const;
   /// Bit i set: \p FD assigns a graph-attached tensor to its reference parameter i.
   uint32_t graphOutParamsOf(const clang::FunctionDecl *FD) const;
+  /// Whether \p FD keeps its parameter \p Param (KeptParams), itself or through the functions it
+  /// passes it to (PassedParams), to any depth; false when the project does not say. Recorded.
+  bool keepsParam(const clang::FunctionDecl *FD, unsigned Param) const;
 
   /// The functions looked up so far, with answerHash: a TU's analysis is replayed only while
   /// these answers stay the same.

@@ -76,6 +76,7 @@ FunctionSummary summarize(AutogradModel &Model, const FunctionDecl *FD) {
       if (D.K == Definition::Assign && Model.isGraphAttached(D.Value))
         S.GraphOutParams |= 1u << I;
   }
+  summarizeKeptParams(Model, FD, S);
   // The user functions it calls, whose facts the index joins to its own (through this TU's too).
   llvm::StringSet<> CalledOutsideLoops;
   forEachUserCall(Model, Body, [&](const CallExpr *Call, const FunctionDecl *Callee, std::string USR) {
@@ -157,6 +158,8 @@ ProjectIndex summarizeTranslationUnit(ASTContext &Ctx, ModelOptions Options) {
         FunctionSummary Dispatch;
         Dispatch.Name = Base->getQualifiedNameAsString();
         Dispatch.Callees = {USR};
+        for (unsigned I = 0; I < FD->getNumParams() && I < 32; ++I)
+          Dispatch.PassedParams.push_back({I, USR, I});
         Index.add(BaseUSR, std::move(Dispatch));
       }
     }

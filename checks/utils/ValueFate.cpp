@@ -3,6 +3,7 @@
 // forward walk: "is it backpropagated (later in this function)", "is it meant to carry gradients".
 #include "utils/AutogradModel.h"
 #include "utils/Provenance.h"
+#include "utils/Summaries.h"
 #include "utils/TorchMatchers.h"
 
 #include "clang/AST/ParentMapContext.h"
@@ -28,19 +29,27 @@ bool isBackward(const FunctionDecl *FD) {
 
 class FateTracer {
 public:
-  FateTracer(AutogradModel &M, const FateQuery &Q)
+  /// With \p Passed, the parameter \p Root of Q.Scope's function: what is handed back to its
+  /// caller is no keeping, and the calls it goes to out of sight are added to Passed.
+  FateTracer(AutogradModel &M, const FateQuery &Q, std::vector<PassedParam> *Passed = nullptr, unsigned Root = 0)
       : M(M), Ctx(M.context()), Q(Q), Within(Q.After ? enclosingFunction(Q.After, Ctx) : nullptr),
-        ScopeFn(Q.Scope ? enclosingFunction(Q.Scope, Ctx) : nullptr) {}
+        ScopeFn(Q.Scope ? enclosingFunction(Q.Scope, Ctx) : nullptr), Passed(Passed), RootParam(Root) {}
 
   ValueFate of(const ValueDecl *Root) {
-    follow(Root);
-    while (!Work.empty() && !Found && Seen.size() < 64) {
+    if (Passed && Seen.insert(Root).second)
+      Work.push_back(Root);
+    else
+      follow(Root);
+    // A summary asks only whether the parameter is kept: the first place keeping it answers.
+    while (!Work.empty() && !Found && !(Passed && Escaped) && Seen.size() < 64) {
       const ValueDecl *D = Work.pop_back_val();
       for (const Expr *Ref : refsTo(D))
         if (stillHeldAt(Ref))
           flowUp(Ref);
     }
-    return Found ? ValueFate::Backpropagated : Escaped ? ValueFate::Escapes : ValueFate::Contained;
+    return Found && !(Passed && Escaped) ? ValueFate::Backpropagated
+           : Escaped                     ? ValueFate::Escapes
+                                         : ValueFate::Contained;
   }
 
 private:
@@ -156,7 +165,14 @@ private:
   void intoFunction(const CallExpr *Call, const FunctionDecl *FD, const Expr *Arg) {
     const FunctionDecl *Def = FD->getDefinition();
     if (!Def || !Def->hasBody()) {
-      opaqueCall();
+      const ParmVarDecl *P = parameterFor(Call, FD, Arg);
+      PassedParam To{RootParam, usrOf(FD), P ? P->getFunctionScopeIndex() : 0};
+      if (P && Passed && !To.Callee.empty() && !llvm::is_contained(*Passed, To))
+        Passed->push_back(std::move(To));
+      else if (P && M.index() && M.index()->keepsParam(FD, To.CalleeParam))
+        Escaped |= Q.Scope || !Within; // kept there, as its body would show
+      else
+        opaqueCall();
       return;
     }
     if (const ParmVarDecl *Param = parameterFor(Call, Def, Arg)) {
@@ -266,7 +282,7 @@ private:
     if (!FD)
       return;
     if (FD == Within || (Q.Scope && FD == ScopeFn)) {
-      Escaped = true; // handed to the caller
+      Escaped |= !Passed; // handed to the caller (who follows it further when it asks of a summary)
       return;
     }
     // What a followed call passed in comes back out of that call, not out of every call.
@@ -293,6 +309,8 @@ private:
   const FateQuery &Q;
   const FunctionDecl *Within; ///< Q.After's function
   const FunctionDecl *ScopeFn; ///< Q.Scope's function
+  std::vector<PassedParam> *Passed;
+  unsigned RootParam;
   llvm::SmallVector<const ValueDecl *, 8> Work;
   llvm::SmallPtrSet<const ValueDecl *, 16> Seen;
   /// The calls the walk followed a value into, by the function they run.
@@ -388,6 +406,16 @@ bool decidesBranch(const Expr *E, ASTContext &Ctx, unsigned Depth) {
 
 ValueFate AutogradModel::fateOf(const ValueDecl *Holder, const FateQuery &Q) {
   return Holder ? FateTracer(*this, Q).of(Holder) : ValueFate::Escapes;
+}
+
+void summarizeKeptParams(AutogradModel &M, const FunctionDecl *FD, FunctionSummary &S) {
+  FateQuery InBody;
+  InBody.Scope = FD->getBody();
+  InBody.Derived = false; // the object itself: torch-allocation-in-loop's question
+  for (unsigned I = 0; I < FD->getNumParams() && I < 32; ++I)
+    if (canHoldGraph(FD->getParamDecl(I)->getType()) &&
+        FateTracer(M, InBody, &S.PassedParams, I).of(FD->getParamDecl(I)) == ValueFate::Escapes)
+      S.KeptParams |= 1u << I;
 }
 
 } // namespace torchtidy

@@ -52,6 +52,19 @@ float once(Net &net, torch::Tensor x);
 void run_epoch(Net &net, torch::optim::SGD &opt, std::vector<torch::Tensor> xs);
 void run_epoch_via(Net &net, torch::optim::SGD &opt, std::vector<torch::Tensor> xs);
 void epochs_of_fit(Net &net, torch::optim::SGD &opt, torch::Tensor x);
+// Which parameters a function keeps beyond the call.
+struct History {
+  void set_last(const torch::Tensor &t);
+  void remember(torch::Tensor t, int n);
+  float read_only(const torch::Tensor &t);
+  void scaled(const torch::Tensor &t);
+  void learn();
+  torch::Tensor last;
+  std::vector<torch::Tensor> all;
+};
+void keep_through(History &h, torch::Tensor t);
+void keep_elsewhere(History &h, torch::Tensor t);
+void keep_recursively(History &h, torch::Tensor t, int n);
 )cpp";
 
 const char *Definitions = R"cpp(
@@ -102,6 +115,17 @@ void epochs_of_fit(Net &net, torch::optim::SGD &opt, torch::Tensor x) {
   for (int e = 0; e < 3; ++e)
     fit(net, opt, x);
 }
+void History::set_last(const torch::Tensor &t) { last = t; }
+void History::remember(torch::Tensor t, int n) { all.push_back(std::move(t)); }
+void History::scaled(const torch::Tensor &t) { all.push_back(t * 2); }
+void History::learn() { for (auto &t : all) t.backward(); } // what it keeps feeds backward(): still kept
+float History::read_only(const torch::Tensor &t) { return t.sum().item<float>(); }
+void keep_through(History &h, torch::Tensor t) { h.remember(t, 1); }
+torch::Tensor unkept(torch::Tensor t) { return t * 2; }
+void keep_recursively(History &h, torch::Tensor t, int n) {
+  if (n > 0)
+    keep_recursively(h, unkept(t), n - 1);
+}
 )cpp";
 
 const char *Uses = R"cpp(
@@ -132,6 +156,7 @@ float on_host() {
   for (auto &b : host_batches(3)) s += b.sum().item<float>();
   return s;
 }
+void keep_elsewhere(History &h, torch::Tensor t) { keep_through(h, t); }
 float steps(Net &net, torch::optim::SGD &opt, torch::Tensor x) {
   float s = 0;
   for (int i = 0; i < 3; ++i) {
@@ -227,6 +252,29 @@ TEST_F(ProjectIndexTest, SummariesOfTheDefiningUnit) {
   EXPECT_EQ(Index->ownLevelFactsOf(function(Ctx, "train_epoch")) & Trains, Trains);
   // Only the main file's definitions: the declarations of the header are not summaries.
   EXPECT_EQ(Index->find(usrOf(function(Ctx, "fit"))) != nullptr, true); // defined in train.cpp
+}
+
+TEST_F(ProjectIndexTest, KeptParameters) {
+  ASTContext &Ctx = Model->getASTContext();
+  auto Keeps = [&](StringRef Fn, unsigned I) { return Index->keepsParam(function(Ctx, Fn), I); };
+  EXPECT_TRUE(Keeps("History::set_last", 0)); // into a member
+  EXPECT_TRUE(Keeps("History::remember", 0)); // moved into a member vector
+  EXPECT_FALSE(Keeps("History::scaled", 0)); // a new tensor made from it is kept, not it
+  EXPECT_FALSE(Keeps("History::remember", 1)); // no tensor
+  EXPECT_FALSE(Keeps("History::read_only", 0));
+  EXPECT_FALSE(Keeps("unkept", 0)); // handed back: the caller follows it
+  EXPECT_TRUE(Keeps("keep_through", 1)); // passed to a keeping function of this TU
+  EXPECT_FALSE(Keeps("keep_through", 0));
+  EXPECT_FALSE(Keeps("keep_recursively", 1));
+  // keep_elsewhere (train.cpp) passes it on to keep_through (model.cpp), which keeps it.
+  const FunctionDecl *Elsewhere = function(Train->getASTContext(), "keep_elsewhere");
+  const FunctionSummary *S = Index->find(usrOf(Elsewhere));
+  ASSERT_NE(S, nullptr);
+  EXPECT_EQ(S->KeptParams, 0u);
+  EXPECT_TRUE(llvm::is_contained(S->PassedParams, (PassedParam{1, usrOf(function(Ctx, "keep_through")), 1})));
+  EXPECT_TRUE(Index->keepsParam(Elsewhere, 1));
+  EXPECT_FALSE(Index->keepsParam(Elsewhere, 0));
+  EXPECT_TRUE(Index->consulted().count(usrOf(Elsewhere)));
 }
 
 TEST_F(ProjectIndexTest, FactsFollowCalleesIntoOtherUnits) {
@@ -465,6 +513,57 @@ TEST(ProjectIndex, MergeRecursionAndMissingUnits) {
   EXPECT_NE(J.answerHash("c:@F@a"), Before);
 }
 
+TEST(ProjectIndex, KeptParametersThroughCalleesRecursionAndMerge) {
+  // a passes its parameter 0 to b's 1; b its 1 to c's 0 (kept) and back to a (recursion), its 0
+  // to itself; d passes to a TU missing from the database.
+  F A, B, C, D;
+  A.PassedParams = {{0, "c:@F@b", 1}};
+  B.PassedParams = {{1, "c:@F@c", 0}, {1, "c:@F@a", 0}, {0, "c:@F@b", 0}};
+  C.KeptParams = 1u << 0;
+  D.PassedParams = {{0, "c:@F@missing", 0}};
+  ProjectIndex I;
+  for (auto [USR, S] : {std::pair("c:@F@a", A), std::pair("c:@F@b", B), std::pair("c:@F@d", D)})
+    I.add(USR, S);
+  // keepsParam asks of declarations (extern "C": USRs without parameter types).
+  std::unique_ptr<ASTUnit> AST = tooling::buildASTFromCode(R"(extern "C" { void a(int); void b(int, int); void d(int); })");
+  auto Keeps = [&](const ProjectIndex &I, StringRef USR, unsigned P) {
+    const FunctionDecl *FD = function(AST->getASTContext(), USR.drop_front(strlen("c:@F@")));
+    EXPECT_EQ(usrOf(FD), USR.str());
+    return I.keepsParam(FD, P);
+  };
+  EXPECT_FALSE(Keeps(I, "c:@F@a", 0)); // c's summary is missing: not known to keep it
+  uint64_t Before = I.answerHash("c:@F@a");
+  ProjectIndex WithC = I;
+  WithC.add("c:@F@c", C);
+  EXPECT_NE(WithC.answerHash("c:@F@a"), Before); // c's summary changes a's answer
+  EXPECT_TRUE(Keeps(WithC, "c:@F@a", 0));
+  EXPECT_TRUE(Keeps(WithC, "c:@F@b", 1));
+  EXPECT_FALSE(Keeps(WithC, "c:@F@b", 0)); // only to itself
+  EXPECT_FALSE(Keeps(WithC, "c:@F@d", 0));
+  // Two definitions that disagree: the union, marked.
+  F Other = A;
+  Other.KeptParams = 1u << 2;
+  Other.PassedParams = {{1, "c:@F@d", 0}};
+  WithC.add("c:@F@a", Other);
+  const FunctionSummary *Merged = WithC.find("c:@F@a");
+  EXPECT_TRUE(Merged->Conflicting);
+  EXPECT_EQ(Merged->KeptParams, 1u << 2);
+  EXPECT_EQ(Merged->PassedParams.size(), 2u);
+  // Through JSON.
+  llvm::Expected<ProjectIndex> Back = ProjectIndex::fromJSON(WithC.toJSONText());
+  ASSERT_TRUE(bool(Back)) << llvm::toString(Back.takeError());
+  EXPECT_EQ(*Back->find("c:@F@a"), *Merged);
+  EXPECT_EQ(Back->toJSONText(), WithC.toJSONText());
+  for (const char *Bad : {R"({"torchtidy_index": 1, "functions": {"u": {"name": "f", "facts": [], "kept_params": -1}}})",
+                          R"({"torchtidy_index": 1, "functions": {"u": {"name": "f", "facts": [], "passed_params": [{"param": 0, "callee": "c:@F@g", "callee_param": 32}]}}})",
+                          R"({"torchtidy_index": 1, "functions": {"u": {"name": "f", "facts": [], "passed_params": [{"param": 0}]}}})"}) {
+    llvm::Expected<ProjectIndex> R = ProjectIndex::fromJSON(Bad);
+    EXPECT_FALSE(bool(R)) << Bad;
+    if (!R)
+      llvm::consumeError(R.takeError());
+  }
+}
+
 TEST(ProjectIndex, DisagreeingDefinitionsKeepEveryFact) {
   ProjectIndex I;
   F One, Two;
@@ -495,6 +594,8 @@ TEST(ProjectIndex, JsonRoundTripAndRefusals) {
   S.Name = "ns::f";
   S.Facts = F::Forward | F::ReturnsGraph;
   S.GraphOutParams = 5;
+  S.KeptParams = 6;
+  S.PassedParams = {{0, "c:@F@g", 1}};
   S.Callees = {"c:@F@g", "c:@F@h"};
   S.LoopedFacts = F::Forward;
   S.LoopedCallees = {"c:@F@h"};
