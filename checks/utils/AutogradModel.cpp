@@ -215,7 +215,7 @@ AutogradModel &AutogradModel::get(ASTContext &Ctx, const ModelOptions &Options) 
         auto *M = static_cast<AutogradModel *>(P);
         std::lock_guard<std::mutex> Lock(RegistryMutex);
         if (auto It = registry().find(&M->context()); It != registry().end()) {
-          llvm::erase_value(It->second, M);
+          llvm::erase_if(It->second, [M](const auto &Entry) { return Entry == M; });
           if (It->second.empty())
             registry().erase(It);
         }
