@@ -374,7 +374,8 @@ const ParmVarDecl *parameterFor(const CallExpr *Call, const FunctionDecl *Callee
 }
 
 void AutogradModel::forEachReachable(const Stmt *Root, unsigned Depth,
-                                     llvm::function_ref<bool(const Stmt *, const FunctionDecl *)> Visit) {
+                                     llvm::function_ref<bool(const Stmt *, const FunctionDecl *)> Visit,
+                                     bool OutsideLoops) {
   llvm::SmallPtrSet<const FunctionDecl *, 8> Visited;
   std::function<bool(const Stmt *, const FunctionDecl *, unsigned)> Walk = [&](const Stmt *Body,
                                                                               const FunctionDecl *Fn, unsigned Left) {
@@ -384,13 +385,17 @@ void AutogradModel::forEachReachable(const Stmt *Root, unsigned Depth,
       return true;
     if (Left == 0)
       return false;
-    for (const BoundNodes &B : match(findAll(callExpr().bind("call")), *Body, Ctx))
-      for (const FunctionDecl *Callee : calledFunctions(B.getNodeAs<CallExpr>("call"))) {
+    for (const BoundNodes &B : match(findAll(callExpr().bind("call")), *Body, Ctx)) {
+      const auto *Call = B.getNodeAs<CallExpr>("call");
+      if (OutsideLoops && enclosingLoop(Call))
+        continue;
+      for (const FunctionDecl *Callee : calledFunctions(Call)) {
         const FunctionDecl *Def = Callee->getDefinition();
         if (Def && Def->hasBody() && !isInSystemHeader(Def) && Visited.insert(Def).second &&
             Walk(Def->getBody(), Def, Left - 1))
           return true;
       }
+    }
     return false;
   };
   Walk(Root, nullptr, Depth);

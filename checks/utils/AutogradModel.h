@@ -255,9 +255,10 @@ public:
   const clang::Stmt *findReachable(const clang::Stmt *Root, const StmtMatcher &M,
                                    std::optional<unsigned> Depth = std::nullopt);
   /// Hands \p Visit \p Root (Fn null), then each body findReachable would search, once, until it
-  /// answers true.
+  /// answers true. With \p OutsideLoops, only through calls outside the loops of their function.
   void forEachReachable(const clang::Stmt *Root, unsigned Depth,
-                        llvm::function_ref<bool(const clang::Stmt *Body, const clang::FunctionDecl *Fn)> Visit);
+                        llvm::function_ref<bool(const clang::Stmt *Body, const clang::FunctionDecl *Fn)> Visit,
+                        bool OutsideLoops = false);
 
   // ---- order (the CFG of the enclosing function, built once per function) -----------------
   /// Whether some path runs \p A, then \p B, with none of \p Others between; where no CFG holds
@@ -326,10 +327,6 @@ public:
   /// The statements that are event \p K, also by name in an uninstantiated template. ZeroGrad is
   /// gradClearing(); Forward is a forwardCall() but for isParameterFreeForward modules.
   static StmtMatcher event(LoopEventKind K);
-  /// The first node matching \p M that each run of \p Body runs: outside its loops, or through
-  /// calls outside its loops, \p Depth levels deep (the functions in \p Seen are not entered).
-  const clang::Stmt *ownLevelReachable(const clang::Stmt *Body, const StmtMatcher &M, unsigned Depth,
-                                       llvm::SmallPtrSetImpl<const clang::FunctionDecl *> &Seen);
   /// The statements of \p Root that run event \p K (eventsIn's Sites), each once.
   llvm::SmallVector<const clang::Stmt *, 4> sitesIn(const clang::Stmt *Root, LoopEventKind K);
   /// The calls of \p Fn made in a loop of their own function, with that loop (Via: the call).

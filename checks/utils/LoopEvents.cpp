@@ -184,27 +184,6 @@ StmtMatcher AutogradModel::event(LoopEventKind K) {
   llvm_unreachable("unknown loop event");
 }
 
-const Stmt *AutogradModel::ownLevelReachable(const Stmt *Body, const StmtMatcher &M, unsigned Depth,
-                                             llvm::SmallPtrSetImpl<const FunctionDecl *> &Seen) {
-  for (const BoundNodes &B : match(findAll(stmt(M).bind("s")), *Body, Ctx))
-    if (!enclosingLoop(B.getNodeAs<Stmt>("s")))
-      return B.getNodeAs<Stmt>("s");
-  if (Depth == 0)
-    return nullptr;
-  for (const BoundNodes &B : match(findAll(callExpr().bind("call")), *Body, Ctx)) {
-    const auto *Call = B.getNodeAs<CallExpr>("call");
-    if (enclosingLoop(Call))
-      continue;
-    for (const FunctionDecl *Callee : calledFunctions(Call)) {
-      const FunctionDecl *Def = Callee->getDefinition();
-      if (Def && Def->hasBody() && !isInSystemHeader(Def) && Seen.insert(Def).second)
-        if (const Stmt *S = ownLevelReachable(Def->getBody(), M, Depth - 1, Seen))
-          return S;
-    }
-  }
-  return nullptr;
-}
-
 llvm::ArrayRef<LoopEvent> AutogradModel::eventsIn(const Stmt *Root) {
   auto [It, Inserted] = P->Events.try_emplace(Root);
   if (!Inserted || !Root)
@@ -236,8 +215,19 @@ llvm::ArrayRef<LoopEvent> AutogradModel::eventsIn(const Stmt *Root) {
       if (!Def || !Def->hasBody() || isInSystemHeader(Def))
         continue;
       for (LoopEventKind K : AllEvents) {
-        llvm::SmallPtrSet<const FunctionDecl *, 8> Seen{Def};
-        if (const Stmt *Inner = ownLevelReachable(Def->getBody(), event(K), Opts.CallDepth - 1, Seen))
+        // First what every call of the helper runs: outside loops, through calls outside loops.
+        const Stmt *Inner = nullptr;
+        forEachReachable(
+            Def->getBody(), Opts.CallDepth - 1,
+            [&](const Stmt *Body, const FunctionDecl *) {
+              for (const BoundNodes &Match : match(findAll(stmt(event(K)).bind("s")), *Body, Ctx))
+                if (!enclosingLoop(Inner = Match.getNodeAs<Stmt>("s")))
+                  return true;
+              Inner = nullptr;
+              return false;
+            },
+            /*OutsideLoops=*/true);
+        if (Inner)
           Events.push_back({K, Call, Inner, 1});
         else if (const Stmt *Inner = findReachable(Def->getBody(), event(K), Opts.CallDepth - 1))
           Events.push_back({K, Call, Inner, 1, /*Looped=*/true});
