@@ -53,10 +53,14 @@ Fate fateOf(const Expr *Call, const Stmt *Scope, AutogradModel &Model) {
     auto Ref = declRefExpr(to(varDecl(equalsNode(V))));
     if (!match(findAll(randomUseOf(Ref)), *Scope, Ctx).empty())
       return Fate::Random;
-    // An initial value the iteration accumulates into or rebinds (`loss_sum += l`,
-    // `h = cell(x, h)`), not a buffer it could refill.
-    if (!match(findAll(cxxOperatorCallExpr(hasAnyOverloadedOperatorName("=", "+=", "-=", "*=", "/="),
-                                           hasArgument(0, ignoringParenImpCasts(Ref)))),
+    // An initial value the iteration accumulates into (`loss_sum += l`) or rebinds from itself
+    // (`h = cell(x, h)`), not a buffer it could refill. A rebinding that does not read it
+    // (`normal_loss = w.pow(2).mean()` under a condition) leaves it scratch.
+    auto ReadsRef = ignoringParenImpCasts(expr(anyOf(Ref, hasDescendant(Ref))));
+    if (!match(findAll(cxxOperatorCallExpr(
+                   hasArgument(0, ignoringParenImpCasts(Ref)),
+                   anyOf(hasAnyOverloadedOperatorName("+=", "-=", "*=", "/="),
+                         allOf(hasOverloadedOperatorName("="), hasArgument(1, ReadsRef))))),
                *Scope, Ctx)
              .empty())
       return Fate::Accumulator;

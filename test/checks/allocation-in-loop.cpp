@@ -274,3 +274,37 @@ void positiveHandedToAFunctionOutOfSight(Net model, torch::optim::SGD &opt, torc
     opt.step();
   }
 }
+
+// A local rebound under a condition by a value that does not read it (2D Gaussian splatting's
+// `normal_loss`): the zeros are still made on every step.
+void positiveRebindingThatDoesNotReadIt(Net model, torch::optim::Adam &opt, torch::Tensor x) {
+  for (int iter = 1; iter <= 8000; ++iter) {
+    opt.zero_grad();
+    auto out = model->forward(x);
+    torch::Tensor normal_loss = torch::zeros({});
+    // CHECK: :[[@LINE-1]]:33: warning: 'torch::zeros' allocates a tensor of the same size
+    // CHECK: :[[@LINE-5]]:3: note: loop starts here
+    if (iter > 7000)
+      normal_loss = 0.05f * out.pow(2).mean();
+    (out.sum() + normal_loss).backward();
+    opt.step();
+  }
+}
+
+// The start of a sum over an inner loop, rebound from itself: not a buffer to hoist.
+void negativeInitialValueOfASum(Net model, torch::optim::SGD &opt, torch::Tensor x) {
+  auto loader = makeLoader();
+  for (int epoch = 0; epoch < 3; ++epoch) {
+    torch::Tensor total = torch::zeros({});
+    for (auto &batch : *loader) {
+      opt.zero_grad();
+      auto loss = model->forward(batch.data).pow(2).mean();
+      loss.backward();
+      opt.step();
+      total = total + loss.detach();
+    }
+    torch::Tensor state = torch::zeros({kBatch, 8});
+    for (int t = 0; t < 4; ++t)
+      state = torch::tanh(model->forward(x) + state).detach();
+  }
+}
