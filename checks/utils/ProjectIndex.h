@@ -56,7 +56,7 @@ struct FunctionSummary {
   uint32_t Facts = 0;
   /// The Facts its body runs only inside loops of its own (an epoch function's backward()).
   uint32_t LoopedFacts = 0;
-  /// Bit i: the function assigns a graph-attached tensor to its reference parameter i.
+  /// Bit i: the function assigns a graph-attached tensor to its out-parameter i (`Tensor &` or `Tensor *`).
   uint32_t GraphOutParams = 0;
   /// Bit i: the function keeps the object its parameter i holds (through copies, moves and
   /// containers, not values computed from it) beyond the call: in a member, a global or static,
@@ -129,7 +129,7 @@ public:
   std::optional<uint32_t> factsOf(const clang::FunctionDecl *FD) const;
   /// Of factsOf(\p FD), those it runs outside every loop of its own and of its callees.
   uint32_t ownLevelFactsOf(const clang::FunctionDecl *FD) const;
-  /// Bit i set: \p FD assigns a graph-attached tensor to its reference parameter i.
+  /// Bit i set: \p FD assigns a graph-attached tensor to its out-parameter i (`Tensor &`, `Tensor *`).
   uint32_t graphOutParamsOf(const clang::FunctionDecl *FD) const;
   /// Whether \p FD keeps its parameter \p Param (KeptParams), itself or through the functions it
   /// passes it to (PassedParams), to any depth; false when the project does not say. Recorded.

@@ -507,22 +507,27 @@ private:
     return R;
   }
 
-  /// \p VD handed by reference to a function of another TU that assigns it a graph-attached
-  /// tensor (`forward_into(x, out)`; the project index's out-parameters).
+  /// \p VD handed by reference or address to a function of another TU that assigns it a
+  /// graph-attached tensor (`forward_into(x, out)`, `forward_to(x, &out)`; the project index's
+  /// out-parameters).
   OriginResult writtenByOtherUnits(const VarDecl *VD) {
     OriginResult R;
     const auto *FD = dyn_cast_or_null<FunctionDecl>(VD->getParentFunctionOrMethod());
     if (!FD || !FD->hasBody())
       return R;
     auto Ref = ignoringImplicit(declRefExpr(to(varDecl(equalsNode(VD)))));
-    for (const BoundNodes &B : match(findAll(callExpr(hasAnyArgument(Ref)).bind("call")), *FD->getBody(), Ctx)) {
+    auto RefOrAddress = anyOf(Ref, unaryOperator(hasOperatorName("&"), hasUnaryOperand(Ref)));
+    for (const BoundNodes &B : match(findAll(callExpr(hasAnyArgument(RefOrAddress)).bind("call")), *FD->getBody(), Ctx)) {
       const auto *Call = B.getNodeAs<CallExpr>("call");
       const FunctionDecl *Callee = Call->getDirectCallee();
       if (!Callee || Callee->getDefinition() || isInSystemHeader(Callee))
         continue;
       uint32_t Out = M.index()->graphOutParamsOf(Callee);
       for (const Expr *Arg : Call->arguments()) {
-        const auto *Named = dyn_cast<DeclRefExpr>(Arg->IgnoreImplicit());
+        const Expr *Passed = Arg->IgnoreImplicit();
+        if (const auto *Address = dyn_cast<UnaryOperator>(Passed); Address && Address->getOpcode() == UO_AddrOf)
+          Passed = Address->getSubExpr()->IgnoreImplicit();
+        const auto *Named = dyn_cast<DeclRefExpr>(Passed);
         const ParmVarDecl *Parm = Named && Named->getDecl() == VD ? parameterFor(Call, Callee, Arg) : nullptr;
         if (Parm && Parm->getFunctionScopeIndex() < 32 && (Out & (1u << Parm->getFunctionScopeIndex())))
           R = join(R, {TensorOrigin::GraphAttached, Call});

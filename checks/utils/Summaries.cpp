@@ -19,9 +19,10 @@ using namespace clang::ast_matchers;
 namespace torchtidy {
 
 namespace {
+/// A tensor the function can write for its caller: `Tensor &out` or `Tensor *out`.
 bool isTensorOutParam(const ParmVarDecl *P) {
   QualType T = P->getType();
-  return T->isLValueReferenceType() && !T->getPointeeType().isConstQualified() &&
+  return (T->isLValueReferenceType() || T->isPointerType()) && !T->getPointeeType().isConstQualified() &&
          isTensorType(T->getPointeeType());
 }
 
@@ -72,7 +73,11 @@ FunctionSummary summarize(AutogradModel &Model, const FunctionDecl *FD) {
     const ParmVarDecl *P = FD->getParamDecl(I);
     if (!isTensorOutParam(P))
       continue;
-    for (const Definition &D : definitionsIn(Body, declRefExpr(to(parmVarDecl(equalsNode(P)))), Ctx))
+    auto Ref = declRefExpr(to(parmVarDecl(equalsNode(P))));
+    auto Out = P->getType()->isPointerType()
+                   ? expr(unaryOperator(hasOperatorName("*"), hasUnaryOperand(ignoringParenImpCasts(Ref))))
+                   : expr(Ref);
+    for (const Definition &D : definitionsIn(Body, Out, Ctx))
       if (D.K == Definition::Assign && Model.isGraphAttached(D.Value))
         S.GraphOutParams |= 1u << I;
   }

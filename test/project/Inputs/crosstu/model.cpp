@@ -17,3 +17,5 @@ torch::Tensor EnergyImpl::forward(torch::Tensor positions) {
 
 void forward_into(Net &net, const torch::Tensor &x, torch::Tensor &out) { out = net->forward(x); }
 void predict_into(Net &net, const torch::Tensor &x, torch::Tensor &out) { out = net->forward(x).detach(); }
+void forward_to(Net &net, const torch::Tensor &x, torch::Tensor *out) { *out = net->forward(x); }
+void predict_to(Net &net, const torch::Tensor &x, torch::Tensor *out) { *out = net->forward(x).detach(); }

@@ -29,3 +29,6 @@ TORCH_MODULE(Energy);
 // The prediction written through an out-parameter: attached, and detached.
 void forward_into(Net &net, const torch::Tensor &x, torch::Tensor &out);
 void predict_into(Net &net, const torch::Tensor &x, torch::Tensor &out);
+// The same through a pointer out-parameter.
+void forward_to(Net &net, const torch::Tensor &x, torch::Tensor *out);
+void predict_to(Net &net, const torch::Tensor &x, torch::Tensor *out);

@@ -130,3 +130,20 @@ int main() {
   rollout(policy, {torch::randn({4})});
   describe_all(policy, 3);
 }
+
+// The prediction written through a pointer out-parameter by model.cpp: the attached one kept in
+// a vector keeps every iteration's graph; the detached one does not.
+void keeps_graphs_through_pointers(Net &net, torch::optim::SGD &opt) {
+  std::vector<torch::Tensor> history;
+  for (auto &b : host_batches(100)) {
+    torch::Tensor out, value;
+    forward_to(net, b.first, &out);
+    predict_to(net, b.first, &value);
+    history.push_back(out); // POSITIVE: loss-stored-in-container
+    history.push_back(value); // NEGATIVE
+    auto loss = torch::mse_loss(out, b.second);
+    opt.zero_grad();
+    loss.backward();
+    opt.step();
+  }
+}
