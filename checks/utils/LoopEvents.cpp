@@ -215,22 +215,40 @@ llvm::ArrayRef<LoopEvent> AutogradModel::eventsIn(const Stmt *Root) {
       if (!Def || !Def->hasBody() || isInSystemHeader(Def))
         continue;
       for (LoopEventKind K : AllEvents) {
+        // The statement of a body the helper reaches that runs K (outside the body's loops if
+        // OwnLevel): K's own call, or a call of another TU's function that runs K (at its own
+        // level if OwnLevel) by the project index.
+        LoopEvent Found{K, Call, nullptr, 1};
+        auto Runs = [&](const Stmt *Body, bool OwnLevel) {
+          for (const BoundNodes &Match : match(findAll(stmt(event(K)).bind("s")), *Body, Ctx))
+            if (!OwnLevel || !enclosingLoop(Match.getNodeAs<Stmt>("s")))
+              return (Found.Call = Match.getNodeAs<Stmt>("s")) != nullptr;
+          if (!Index)
+            return false;
+          for (const BoundNodes &Match : match(findAll(callExpr().bind("c")), *Body, Ctx)) {
+            const auto *Inner = Match.getNodeAs<CallExpr>("c");
+            if (OwnLevel && enclosingLoop(Inner))
+              continue;
+            for (const FunctionDecl *Other : calledFunctions(Inner))
+              if (std::optional<uint32_t> Facts = indexedFacts(Other);
+                  Facts && (*Facts & indexFact(K)) && (!OwnLevel || (Index->ownLevelFactsOf(Other) & indexFact(K)))) {
+                Found.GradOff = K == LoopEventKind::Forward && (*Facts & FunctionSummary::GradOffForward);
+                return (Found.Call = Inner) != nullptr;
+              }
+          }
+          return false;
+        };
         // First what every call of the helper runs: outside loops, through calls outside loops.
-        const Stmt *Inner = nullptr;
         forEachReachable(
-            Def->getBody(), Opts.CallDepth - 1,
-            [&](const Stmt *Body, const FunctionDecl *) {
-              for (const BoundNodes &Match : match(findAll(stmt(event(K)).bind("s")), *Body, Ctx))
-                if (!enclosingLoop(Inner = Match.getNodeAs<Stmt>("s")))
-                  return true;
-              Inner = nullptr;
-              return false;
-            },
+            Def->getBody(), Opts.CallDepth - 1, [&](const Stmt *Body, const FunctionDecl *) { return Runs(Body, true); },
             /*OutsideLoops=*/true);
-        if (Inner)
-          Events.push_back({K, Call, Inner, 1});
-        else if (const Stmt *Inner = findReachable(Def->getBody(), event(K), Opts.CallDepth - 1))
-          Events.push_back({K, Call, Inner, 1, /*Looped=*/true});
+        if (!Found.Call) {
+          Found.Looped = true;
+          forEachReachable(Def->getBody(), Opts.CallDepth - 1,
+                           [&](const Stmt *Body, const FunctionDecl *) { return Runs(Body, false); });
+        }
+        if (Found.Call)
+          Events.push_back(Found);
       }
     }
   }
