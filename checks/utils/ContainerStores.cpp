@@ -57,22 +57,20 @@ void storedParts(const Expr *E, SmallVectorImpl<const Expr *> &Out, AutogradMode
       Out.push_back(E);
     return;
   }
-  if (const auto *IL = dyn_cast<InitListExpr>(E)) {
-    for (const Expr *Init : IL->inits())
-      storedParts(Init, Out, M);
-  } else if (const auto *PL = dyn_cast<ParenListExpr>(E)) {
+  SmallVector<const Expr *, 4> Parts;
+  if (const auto *IL = dyn_cast<InitListExpr>(E))
+    Parts.append(IL->inits().begin(), IL->inits().end());
+  else if (const auto *PL = dyn_cast<ParenListExpr>(E))
     for (unsigned I = 0; I < PL->getNumExprs(); ++I)
-      storedParts(PL->getExpr(I), Out, M);
-  } else if (const auto *CE = dyn_cast<CXXConstructExpr>(E)) {
-    for (const Expr *Arg : CE->arguments())
-      storedParts(Arg, Out, M);
-  } else if (const auto *Call = dyn_cast<CallExpr>(E);
-             Call && llvm::is_contained(TupleMakers, M.callShape(Call).Name)) {
-    for (const Expr *Arg : Call->arguments())
-      storedParts(Arg, Out, M);
-  } else {
+      Parts.push_back(PL->getExpr(I));
+  else if (const auto *CE = dyn_cast<CXXConstructExpr>(E))
+    Parts.append(CE->arg_begin(), CE->arg_end());
+  else if (const auto *Call = dyn_cast<CallExpr>(E); Call && llvm::is_contained(TupleMakers, M.callShape(Call).Name))
+    Parts.append(Call->arg_begin(), Call->arg_end());
+  else
     Out.push_back(E);
-  }
+  for (const Expr *Part : Parts)
+    storedParts(Part, Out, M);
 }
 
 /// `c[k]` / `c.at(k)` as the left side of an assignment: the container and the key.

@@ -40,14 +40,11 @@ Lines linesOf(const Stmt *S, ASTContext &Ctx) {
   auto [FID, BeginOff] = SM.getDecomposedLoc(Begin);
   unsigned EndOff = SM.getFileOffset(End);
   StringRef Buf = SM.getBufferData(FID);
-  size_t LineStart = Buf.rfind('\n', BeginOff == 0 ? 0 : BeginOff - 1);
-  LineStart = (LineStart == StringRef::npos || BeginOff == 0) ? 0 : LineStart + 1;
+  size_t LineStart = Buf.take_front(BeginOff).rfind('\n') + 1; // npos + 1 == 0
   StringRef Before = Buf.slice(LineStart, BeginOff);
   if (!Before.trim(" \t").empty())
     return {};
-  size_t LineStop = Buf.find('\n', EndOff);
-  if (LineStop == StringRef::npos)
-    LineStop = Buf.size();
+  size_t LineStop = std::min(Buf.find('\n', EndOff), Buf.size());
   StringRef After = Buf.slice(EndOff, LineStop).ltrim(" \t");
   if (!After.empty() && !After.starts_with("//"))
     return {};
@@ -113,6 +110,38 @@ std::string indented(StringRef Code, StringRef Indent) {
       Out += Indent;
   }
   return Out;
+}
+
+/// \p Text (its later lines indented already) on lines of their own before or after \p S.
+FixItHint insertLines(const Stmt *S, const Lines &L, const std::string &Text, bool Before) {
+  return Before ? FixItHint::CreateInsertion(S->getBeginLoc(), Text + "\n" + L.Indent.str())
+                : FixItHint::CreateInsertion(L.LineEnd, "\n" + L.Indent.str() + Text);
+}
+
+/// The text of \p S to the end of its lines \p L, its ';' included.
+StringRef textOf(const Stmt *S, const Lines &L, ASTContext &Ctx) {
+  return Lexer::getSourceText(CharSourceRange::getCharRange(S->getBeginLoc(), L.End), Ctx.getSourceManager(),
+                              Ctx.getLangOpts());
+}
+
+Fixes insert(const Stmt *S, StringRef Code, bool Before, ASTContext &Ctx) {
+  Lines L = blockLines(S, Ctx);
+  return L.valid() ? Fixes{insertLines(S, L, indented(Code, L.Indent), Before)} : Fixes();
+}
+
+/// Moves \p S to the line before (\p Before) or after \p Target, reindented to its level.
+Fixes move(const Stmt *S, const Stmt *Target, bool Before, ASTContext &Ctx) {
+  const SourceManager &SM = Ctx.getSourceManager();
+  Lines From = linesOf(S, Ctx), To = blockLines(Target, Ctx);
+  if (!From.valid() || !To.valid() || SM.getFileID(From.End) != SM.getFileID(To.End))
+    return {};
+  Fixes Removal = remove(S, Ctx);
+  StringRef Text = textOf(S, From, Ctx);
+  std::optional<std::string> Moved = reindent(Text, From.Indent, To.Indent);
+  if (Removal.empty() || Text.empty() || !Moved)
+    return {};
+  Removal.push_back(insertLines(Target, To, *Moved, Before));
+  return Removal;
 }
 } // namespace
 
@@ -202,19 +231,9 @@ Fixes appendCall(const Expr *E, StringRef Suffix, ASTContext &Ctx) {
   return {FixItHint::CreateInsertion(E->getBeginLoc(), "("), FixItHint::CreateInsertion(End, (")" + Suffix).str())};
 }
 
-Fixes insertBefore(const Stmt *S, StringRef Code, ASTContext &Ctx) {
-  Lines L = blockLines(S, Ctx);
-  if (!L.valid())
-    return {};
-  return {FixItHint::CreateInsertion(S->getBeginLoc(), indented(Code, L.Indent) + "\n" + L.Indent.str())};
-}
+Fixes insertBefore(const Stmt *S, StringRef Code, ASTContext &Ctx) { return insert(S, Code, true, Ctx); }
 
-Fixes insertAfter(const Stmt *S, StringRef Code, ASTContext &Ctx) {
-  Lines L = blockLines(S, Ctx);
-  if (!L.valid())
-    return {};
-  return {FixItHint::CreateInsertion(L.LineEnd, "\n" + L.Indent.str() + indented(Code, L.Indent))};
-}
+Fixes insertAfter(const Stmt *S, StringRef Code, ASTContext &Ctx) { return insert(S, Code, false, Ctx); }
 
 Fixes insertFirst(const CompoundStmt *Block, StringRef Code, ASTContext &Ctx) {
   if (Block->body_empty())
@@ -240,24 +259,6 @@ Fixes remove(const Stmt *S, ASTContext &Ctx) {
     return {};
   return {FixItHint::CreateRemoval(CharSourceRange::getCharRange(L.LineBegin.getLocWithOffset(-1), L.LineEnd))};
 }
-
-namespace {
-/// Moves \p S to the line before (\p Before) or after \p Target, reindented to its level.
-Fixes move(const Stmt *S, const Stmt *Target, bool Before, ASTContext &Ctx) {
-  const SourceManager &SM = Ctx.getSourceManager();
-  Lines From = linesOf(S, Ctx), To = blockLines(Target, Ctx);
-  if (!From.valid() || !To.valid() || SM.getFileID(From.End) != SM.getFileID(To.End))
-    return {};
-  Fixes Removal = remove(S, Ctx);
-  StringRef Text = Lexer::getSourceText(CharSourceRange::getCharRange(S->getBeginLoc(), From.End), SM, Ctx.getLangOpts());
-  std::optional<std::string> Moved = reindent(Text, From.Indent, To.Indent);
-  if (Removal.empty() || Text.empty() || !Moved)
-    return {};
-  Removal.push_back(Before ? FixItHint::CreateInsertion(Target->getBeginLoc(), *Moved + "\n" + To.Indent.str())
-                           : FixItHint::CreateInsertion(To.LineEnd, "\n" + To.Indent.str() + *Moved));
-  return Removal;
-}
-} // namespace
 
 Fixes moveAfter(const Stmt *S, const Stmt *After, ASTContext &Ctx) { return move(S, After, false, Ctx); }
 
@@ -291,16 +292,14 @@ Fixes hoistBefore(const DeclStmt *DS, const Stmt *Loop, ASTContext &Ctx) {
 }
 
 Fixes wrapInBlock(const Stmt *S, StringRef First, ASTContext &Ctx) {
-  const SourceManager &SM = Ctx.getSourceManager();
   Lines L = blockLines(S, Ctx);
   if (!L.valid())
     return {};
-  std::string Step = indentStep(S, L.Indent, Ctx);
-  StringRef Text = Lexer::getSourceText(CharSourceRange::getCharRange(S->getBeginLoc(), L.End), SM, Ctx.getLangOpts());
-  std::optional<std::string> Body = reindent(Text, L.Indent, L.Indent.str() + Step);
+  std::string Inner = L.Indent.str() + indentStep(S, L.Indent, Ctx);
+  StringRef Text = textOf(S, L, Ctx);
+  std::optional<std::string> Body = reindent(Text, L.Indent, Inner);
   if (Text.empty() || !Body)
     return {};
-  std::string Inner = L.Indent.str() + Step;
   return {FixItHint::CreateReplacement(CharSourceRange::getCharRange(S->getBeginLoc(), L.End),
                                        "{\n" + Inner + First.str() + "\n" + Inner + *Body + "\n" + L.Indent.str() +
                                            "}")};

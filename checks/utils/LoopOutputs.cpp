@@ -141,10 +141,9 @@ StmtMatcher AutogradModel::trainingCall() {
 }
 
 const FunctionDecl *AutogradModel::outermostFunction(const Stmt *S) {
-  for (auto Parents = Ctx.getParents(*S); !Parents.empty(); Parents = Ctx.getParents(Parents[0])) {
+  for (auto Parents = Ctx.getParents(*S); !Parents.empty(); Parents = Ctx.getParents(Parents[0]))
     if (const auto *FD = Parents[0].get<FunctionDecl>(); FD && !isLambdaCallOperator(FD))
       return FD;
-  }
   return enclosingFunction(S, Ctx);
 }
 

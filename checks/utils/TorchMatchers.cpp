@@ -7,6 +7,7 @@
 
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/Regex.h"
 
 using namespace clang;
@@ -40,14 +41,10 @@ QualType pointeeOrSelf(QualType T) {
   T = T.getNonReferenceType().getCanonicalType();
   if (const auto *PT = T->getAs<PointerType>())
     return PT->getPointeeType().getCanonicalType();
-  if (const auto *Spec = dyn_cast_or_null<ClassTemplateSpecializationDecl>(
-          T->getAsCXXRecordDecl())) {
-    if ((hasQualifiedName(Spec, "::std::shared_ptr") ||
-         hasQualifiedName(Spec, "::std::unique_ptr")) &&
-        Spec->getTemplateArgs().size() >= 1 &&
-        Spec->getTemplateArgs()[0].getKind() == TemplateArgument::Type)
-      return Spec->getTemplateArgs()[0].getAsType().getCanonicalType();
-  }
+  const auto *Spec = dyn_cast_or_null<ClassTemplateSpecializationDecl>(T->getAsCXXRecordDecl());
+  if (Spec && (hasQualifiedName(Spec, "::std::shared_ptr") || hasQualifiedName(Spec, "::std::unique_ptr")) &&
+      Spec->getTemplateArgs().size() >= 1 && Spec->getTemplateArgs()[0].getKind() == TemplateArgument::Type)
+    return Spec->getTemplateArgs()[0].getAsType().getCanonicalType();
   return T;
 }
 
@@ -79,16 +76,9 @@ const Expr *dependentCallModule(const CallExpr *Call) {
 /// `model->forward(batch.data)` / `model(batch.data)` left unresolved by their arguments.
 AST_MATCHER(CallExpr, dependentModuleForward) {
   const Expr *Obj = dependentCallModule(&Node);
-  if (!Obj)
-    return false;
-  const Expr *Callee = Node.getCallee()->IgnoreParenImpCasts();
-  if (Callee == Obj)
-    return true;
-  if (const auto *M = dyn_cast<MemberExpr>(Callee)) {
-    const auto *MD = dyn_cast<CXXMethodDecl>(M->getMemberDecl());
-    return MD && MD->getIdentifier() && MD->getName() == "forward";
-  }
-  return dependentMemberName(Callee) == "forward";
+  StringRef Name;
+  return Obj && (Obj == Node.getCallee()->IgnoreParenImpCasts() ||
+                 (dependentMemberBase(&Node, Name, /*AllowArrow=*/true) && Name == "forward"));
 }
 
 /// T for a ModuleHolder<T> (or a class derived from one, like torch::nn::Linear), else null.
@@ -107,6 +97,46 @@ const CXXRecordDecl *heldModule(const CXXRecordDecl *RD, unsigned Depth = 3) {
       return Held;
   return nullptr;
 }
+
+/// `p.grad()` / `p.mutable_grad()`, possibly seen through `.data()` / `.detach()` (which
+/// share the gradient's storage).
+clang::ast_matchers::internal::Matcher<Expr> gradAccess() {
+  auto Grad = matchers::tensorMethodCall({"grad", "mutable_grad"});
+  // `.data()` returns a temporary: look through its materialization too.
+  return ignoringImplicit(expr(anyOf(
+      Grad, cxxMemberCallExpr(matchers::tensorMethodCall({"data", "detach"}), on(ignoringImplicit(Grad))))));
+}
+
+bool callsDependentMember(const Expr *E, ArrayRef<StringRef> Names) {
+  const auto *Call = dyn_cast_or_null<CallExpr>(E ? E->IgnoreParenImpCasts() : nullptr);
+  return Call && llvm::is_contained(Names, dependentMemberName(Call->getCallee()));
+}
+
+/// `p.grad().zero_()` and friends where `p` has a dependent type.
+AST_MATCHER(CallExpr, isDependentGradClearing) {
+  if (!callsDependentMember(&Node, {"zero_", "fill_", "copy_", "reset"}))
+    return false;
+  StringRef Name;
+  const Expr *Grad = dependentMemberBase(&Node, Name, /*AllowArrow=*/true);
+  if (callsDependentMember(Grad, {"data", "detach"}))
+    Grad = dependentMemberBase(cast<CallExpr>(Grad->IgnoreParenImpCasts()), Name, /*AllowArrow=*/true);
+  return callsDependentMember(Grad, {"grad", "mutable_grad"});
+}
+
+/// `p.mutable_grad() = ...` where `p` has a dependent type.
+AST_MATCHER(BinaryOperator, isDependentGradAssignment) {
+  return Node.getOpcode() == BO_Assign && callsDependentMember(Node.getLHS(), {"grad", "mutable_grad"});
+}
+
+class UnparsedCodeFinder : public RecursiveASTVisitor<UnparsedCodeFinder> {
+public:
+  bool Found = false;
+  bool shouldVisitTemplateInstantiations() const { return true; }
+  bool shouldVisitImplicitCode() const { return true; }
+  bool VisitRecoveryExpr(RecoveryExpr *) { return !(Found = true); }
+  bool VisitTypoExpr(TypoExpr *) { return !(Found = true); }
+  bool VisitDecl(Decl *D) { return !(Found = D->isInvalidDecl()); }
+};
 } // namespace
 
 DynTypedNode parentOf(const DynTypedNode &N, ASTContext &Ctx) {
@@ -191,9 +221,7 @@ int gradModeEffect(const VarDecl *VD) {
         !Construct->getArg(0)->EvaluateAsBooleanCondition(Enabled, VD->getASTContext()))
       return 0;
   }
-  if (IsInference)
-    return Enabled ? 1 : -1;
-  return Enabled ? -1 : 1;
+  return Enabled == IsInference ? 1 : -1;
 }
 
 const Expr *viewedTensor(const Expr *E) {
@@ -252,9 +280,9 @@ std::optional<DeviceKind> deviceMoveOf(const CXXMemberCallExpr *Call, ASTContext
     Arg = Construct->getArg(0)->IgnoreImplicit();
   const CXXRecordDecl *RD = recordOf(Arg->getType());
   const auto *Enum = Arg->getType()->getAs<EnumType>();
-  if ((RD && isSameOrDerivedFrom(RD, names::Device)) || (Enum && Enum->getDecl()->getName() == "DeviceType"))
+  if (isSameOrDerivedFrom(RD, names::Device) || (Enum && Enum->getDecl()->getName() == "DeviceType"))
     return deviceKind(Arg, Ctx);
-  if (RD && isSameOrDerivedFrom(RD, names::TensorOptions)) {
+  if (isSameOrDerivedFrom(RD, names::TensorOptions)) {
     // Explicit options move only when they name a device: TensorOptions().device(d).
     auto Dev = match(findAll(cxxMemberCallExpr(callee(cxxMethodDecl(hasName("device")))).bind("d")), *Arg, Ctx);
     if (Dev.empty())
@@ -316,38 +344,6 @@ clang::ast_matchers::internal::BindableMatcher<Stmt> zeroGradCall() {
   return stmt(anyOf(optimizerMethodCall({"zero_grad"}), moduleMethodCall({"zero_grad"})));
 }
 
-namespace {
-/// `p.grad()` / `p.mutable_grad()`, possibly seen through `.data()` / `.detach()` (which
-/// share the gradient's storage).
-clang::ast_matchers::internal::Matcher<Expr> gradAccess() {
-  auto Grad = tensorMethodCall({"grad", "mutable_grad"});
-  // `.data()` returns a temporary: look through its materialization too.
-  return ignoringImplicit(expr(anyOf(
-      Grad, cxxMemberCallExpr(tensorMethodCall({"data", "detach"}), on(ignoringImplicit(Grad))))));
-}
-
-bool callsDependentMember(const Expr *E, ArrayRef<StringRef> Names) {
-  const auto *Call = dyn_cast_or_null<CallExpr>(E ? E->IgnoreParenImpCasts() : nullptr);
-  return Call && llvm::is_contained(Names, dependentMemberName(Call->getCallee()));
-}
-
-/// `p.grad().zero_()` and friends where `p` has a dependent type.
-AST_MATCHER(CallExpr, isDependentGradClearing) {
-  if (!callsDependentMember(&Node, {"zero_", "fill_", "copy_", "reset"}))
-    return false;
-  StringRef Name;
-  const Expr *Grad = dependentMemberBase(&Node, Name, /*AllowArrow=*/true);
-  if (callsDependentMember(Grad, {"data", "detach"}))
-    Grad = dependentMemberBase(cast<CallExpr>(Grad->IgnoreParenImpCasts()), Name, /*AllowArrow=*/true);
-  return callsDependentMember(Grad, {"grad", "mutable_grad"});
-}
-
-/// `p.mutable_grad() = ...` where `p` has a dependent type.
-AST_MATCHER(BinaryOperator, isDependentGradAssignment) {
-  return Node.getOpcode() == BO_Assign && callsDependentMember(Node.getLHS(), {"grad", "mutable_grad"});
-}
-} // namespace
-
 clang::ast_matchers::internal::BindableMatcher<Stmt> gradClearing() {
   auto ZeroGradName = matchesName("[Zz]ero_?[Gg]rad");
   return stmt(anyOf(
@@ -372,15 +368,11 @@ bool isWithin(SourceLocation Loc, SourceRange Range, const SourceManager &SM) {
 }
 
 const Stmt *loopBody(const Stmt *Loop) {
-  if (const auto *F = dyn_cast_or_null<ForStmt>(Loop))
-    return F->getBody();
-  if (const auto *R = dyn_cast_or_null<CXXForRangeStmt>(Loop))
-    return R->getBody();
-  if (const auto *W = dyn_cast_or_null<WhileStmt>(Loop))
-    return W->getBody();
-  if (const auto *D = dyn_cast_or_null<DoStmt>(Loop))
-    return D->getBody();
-  return nullptr;
+  if (!Loop)
+    return nullptr;
+  return llvm::TypeSwitch<const Stmt *, const Stmt *>(Loop)
+      .Case<ForStmt, CXXForRangeStmt, WhileStmt, DoStmt>([](auto *L) { return L->getBody(); })
+      .Default(static_cast<const Stmt *>(nullptr));
 }
 
 const Stmt *enclosingLoop(const Stmt *S, ASTContext &Ctx) {
@@ -401,7 +393,6 @@ const Stmt *enclosingLoop(const Stmt *S, ASTContext &Ctx) {
   return nullptr;
 }
 
-
 const FunctionDecl *enclosingFunction(const Stmt *S, ASTContext &Ctx) {
   DynTypedNode N = DynTypedNode::create(*S);
   for (DynTypedNode P = parentOf(N, Ctx); !P.getNodeKind().isNone(); P = parentOf(P, Ctx)) {
@@ -412,18 +403,6 @@ const FunctionDecl *enclosingFunction(const Stmt *S, ASTContext &Ctx) {
   }
   return nullptr;
 }
-
-namespace {
-class UnparsedCodeFinder : public RecursiveASTVisitor<UnparsedCodeFinder> {
-public:
-  bool Found = false;
-  bool shouldVisitTemplateInstantiations() const { return true; }
-  bool shouldVisitImplicitCode() const { return true; }
-  bool VisitRecoveryExpr(RecoveryExpr *) { return !(Found = true); }
-  bool VisitTypoExpr(TypoExpr *) { return !(Found = true); }
-  bool VisitDecl(Decl *D) { return !(Found = D->isInvalidDecl()); }
-};
-} // namespace
 
 bool holdsUnparsedCode(const Stmt *S, ASTContext &Ctx) {
   if (!Ctx.getDiagnostics().hasErrorOccurred())
@@ -469,8 +448,7 @@ bool isParameterFreeForward(const Stmt *Forward) {
   if (const auto *MD = dyn_cast_or_null<CXXMethodDecl>(Call->getDirectCallee()))
     RD = MD->getParent();
   else if (const Expr *Obj = dependentCallModule(Call))
-    RD = Obj->getType()->isPointerType() ? Obj->getType()->getPointeeType()->getAsCXXRecordDecl()
-                                         : recordOf(Obj->getType());
+    RD = pointeeOrSelf(Obj->getType())->getAsCXXRecordDecl();
   if (const CXXRecordDecl *Held = heldModule(RD))
     RD = Held;
   static const llvm::Regex Names(
@@ -495,25 +473,21 @@ StringRef dependentMemberName(const Expr *Callee) {
 }
 
 const Expr *dependentMemberBase(const CallExpr *Call, StringRef &Name, bool AllowArrow) {
-  if (isa<CXXMemberCallExpr>(Call) || isa<CXXOperatorCallExpr>(Call))
+  if (isa<CXXMemberCallExpr, CXXOperatorCallExpr>(Call))
     return nullptr;
   const Expr *Callee = Call->getCallee()->IgnoreParenImpCasts();
   DeclarationName Member;
   const Expr *Base = nullptr;
   // A member with a single declaration is looked up, but the call still waits for the
   // arguments' types.
-  if (const auto *M = dyn_cast<MemberExpr>(Callee); M && (AllowArrow || !M->isArrow())) {
-    Member = M->getMemberDecl()->getDeclName();
-    Base = M->getBase();
-  } else if (const auto *M = dyn_cast<CXXDependentScopeMemberExpr>(Callee);
-      M && !M->isImplicitAccess() && (AllowArrow || !M->isArrow())) {
-    Member = M->getMember();
-    Base = M->getBase();
-  } else if (const auto *M = dyn_cast<UnresolvedMemberExpr>(Callee);
-             M && !M->isImplicitAccess() && (AllowArrow || !M->isArrow())) {
-    Member = M->getMemberName();
-    Base = M->getBase();
-  }
+  if (const auto *M = dyn_cast<MemberExpr>(Callee); M && (AllowArrow || !M->isArrow()))
+    std::tie(Member, Base) = std::make_pair(M->getMemberDecl()->getDeclName(), M->getBase());
+  else if (const auto *M = dyn_cast<CXXDependentScopeMemberExpr>(Callee);
+           M && !M->isImplicitAccess() && (AllowArrow || !M->isArrow()))
+    std::tie(Member, Base) = std::make_pair(M->getMember(), M->getBase());
+  else if (const auto *M = dyn_cast<UnresolvedMemberExpr>(Callee);
+           M && !M->isImplicitAccess() && (AllowArrow || !M->isArrow()))
+    std::tie(Member, Base) = std::make_pair(M->getMemberName(), M->getBase());
   const IdentifierInfo *II = Member.getAsIdentifierInfo();
   if (!Base || !II)
     return nullptr;

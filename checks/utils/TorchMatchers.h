@@ -72,6 +72,8 @@ bool mayNameDevice(const clang::Expr *E, clang::ASTContext &Ctx);
 /// \p E as a names::HostFactories or HostMemoryWrappers call whose arguments do not
 /// mayNameDevice, making a host tensor (`torch::full({}, 0.1)`); else null.
 const clang::CallExpr *hostFactoryCall(const clang::Expr *E, clang::ASTContext &Ctx);
+/// The member an unresolved call `x.name(...)` names; empty when \p Callee is no such member.
+llvm::StringRef dependentMemberName(const clang::Expr *Callee);
 
 // ---- AST matchers ------------------------------------------------------------------------
 
@@ -92,6 +94,12 @@ AST_MATCHER(clang::Stmt, isExpansionInSystemHeader) {
   const clang::SourceManager &SM = Finder->getASTContext().getSourceManager();
   return Loc.isValid() && SM.isInSystemHeader(SM.getExpansionLoc(Loc));
 }
+/// A call left unresolved in a template that names a member among \p Names (`x.step()`).
+AST_MATCHER_P(clang::CallExpr, dependentMemberCall, std::vector<llvm::StringRef>, Names) {
+  return llvm::is_contained(Names, dependentMemberName(Node.getCallee()));
+}
+/// `x.add_(y)` and other in-place tensor methods left unresolved in a template.
+AST_MATCHER(clang::CallExpr, dependentInPlaceCall) { return dependentMemberName(Node.getCallee()).ends_with("_"); }
 
 /// `t.name(...)` on a tensor, for any of \p Names (methods of at::Tensor / at::TensorBase).
 clang::ast_matchers::internal::BindableMatcher<clang::Stmt> tensorMethodCall(std::vector<llvm::StringRef> Names);
@@ -143,24 +151,10 @@ bool isUninstantiatedPattern(const clang::FunctionDecl *Fn);
 /// Whether the forward \p Forward (matchers::moduleForwardCall) runs a LibTorch loss, activation,
 /// pooling, dropout or reshaping module: no parameters, so a graph only if its inputs carry one.
 bool isParameterFreeForward(const clang::Stmt *Forward);
-/// The member an unresolved call `x.name(...)` names; empty when \p Callee is no such member.
-llvm::StringRef dependentMemberName(const clang::Expr *Callee);
 /// The object of an unresolved member call (`w.mul_(scale)`), the member in \p Name; null when
 /// resolved, implicit, or (unless \p AllowArrow) through `->`.
 const clang::Expr *dependentMemberBase(const clang::CallExpr *Call, llvm::StringRef &Name,
                                        bool AllowArrow = false);
-
-namespace matchers {
-/// A call left unresolved in a template that names a member among \p Names (`x.step()`).
-AST_MATCHER_P(clang::CallExpr, dependentMemberCall, std::vector<llvm::StringRef>, Names) {
-  return llvm::is_contained(Names, dependentMemberName(Node.getCallee()));
-}
-/// `x.add_(y)` and other in-place tensor methods left unresolved in a template.
-AST_MATCHER(clang::CallExpr, dependentInPlaceCall) {
-  return dependentMemberName(Node.getCallee()).ends_with("_");
-}
-
-} // namespace matchers
 
 } // namespace torchtidy
 

@@ -19,12 +19,9 @@ namespace torchtidy {
 namespace {
 
 bool isBackward(const FunctionDecl *FD) {
-  if (!FD || !FD->getIdentifier())
-    return false;
-  if (isTensorMethod(FD, {"backward"}))
-    return true;
-  const auto *NS = dyn_cast<NamespaceDecl>(FD->getDeclContext());
-  return NS && NS->getName() == "autograd" && (FD->getName() == "backward" || FD->getName() == "grad");
+  const auto *NS = FD && FD->getIdentifier() ? dyn_cast<NamespaceDecl>(FD->getDeclContext()) : nullptr;
+  return isTensorMethod(FD, {"backward"}) ||
+         (NS && NS->getName() == "autograd" && (FD->getName() == "backward" || FD->getName() == "grad"));
 }
 
 class FateTracer {
@@ -138,27 +135,22 @@ private:
   /// every user declaration for members and globals (after Q.After: its function's body).
   std::vector<const Expr *> refsTo(const ValueDecl *D) {
     auto Ref = expr(refTo(D)).bind("ref");
-    std::vector<const Expr *> Refs;
-    auto Collect = [&](const SmallVector<BoundNodes, 1> &Found) {
-      for (const BoundNodes &B : Found)
-        Refs.push_back(B.getNodeAs<Expr>("ref"));
-    };
+    SmallVector<BoundNodes, 1> Found;
     const auto *VD = dyn_cast<VarDecl>(D);
-    const DeclContext *DC = (VD && VD->isLocalVarDeclOrParm()) || isa<BindingDecl>(D)
-                                ? D->getParentFunctionOrMethod()
-                                : nullptr;
-    if (const auto *FD = dyn_cast_or_null<FunctionDecl>(DC)) {
+    const auto *Local = dyn_cast_or_null<FunctionDecl>(
+        (VD && VD->isLocalVarDeclOrParm()) || isa<BindingDecl>(D) ? D->getParentFunctionOrMethod() : nullptr);
+    if (const FunctionDecl *FD = Local ? Local : Within) {
       if (FD->hasBody())
-        Collect(match(findAll(Ref), *FD->getBody(), Ctx));
-      return Refs;
+        Found = match(findAll(Ref), *FD->getBody(), Ctx);
+    } else {
+      // A stmt matcher run on a Decl root matches nothing: descend explicitly.
+      forEachUserDecl(Ctx, [&](Decl *TopLevel) {
+        llvm::append_range(Found, match(decl(forEachDescendant(Ref)), *TopLevel, Ctx));
+      });
     }
-    if (Within) {
-      if (Within->hasBody())
-        Collect(match(findAll(Ref), *Within->getBody(), Ctx));
-      return Refs;
-    }
-    // A stmt matcher run on a Decl root matches nothing: descend explicitly.
-    forEachUserDecl(Ctx, [&](Decl *TopLevel) { Collect(match(decl(forEachDescendant(Ref)), *TopLevel, Ctx)); });
+    std::vector<const Expr *> Refs;
+    for (const BoundNodes &B : Found)
+      Refs.push_back(B.getNodeAs<Expr>("ref"));
     return Refs;
   }
 
@@ -258,10 +250,8 @@ private:
           intoFunction(Call, Callee, Arg);
     if (!FD && !isa<CXXOperatorCallExpr>(Call))
       opaqueCall();
-    bool Carries = FD && FD->isInStdNamespace() && FD->getIdentifier() &&
-                   llvm::is_contained({StringRef("move"), StringRef("forward"), StringRef("make_pair"),
-                                       StringRef("make_tuple")},
-                                      FD->getName());
+    static constexpr llvm::StringLiteral Carriers[] = {"move", "forward", "make_pair", "make_tuple"};
+    bool Carries = FD && FD->isInStdNamespace() && FD->getIdentifier() && llvm::is_contained(Carriers, FD->getName());
     return canHoldGraph(Call->getType()) && (Q.Derived || Carries);
   }
 
@@ -369,11 +359,9 @@ bool decidesBranch(const Expr *E, ASTContext &Ctx, unsigned Depth) {
   const Stmt *Child = E;
   for (unsigned Steps = 0; Steps < 64; ++Steps) {
     DynTypedNode User = valueUser(cast<Expr>(Child), Ctx, &Child);
-    if (const auto *S = User.get<Stmt>(); isa_and_nonnull<IfStmt, WhileStmt, DoStmt, ForStmt, SwitchStmt>(S)) {
-      const Stmt *Cond = llvm::TypeSwitch<const Stmt *, const Stmt *>(S)
-                             .Case<IfStmt, WhileStmt, DoStmt, ForStmt, SwitchStmt>([](auto *L) { return L->getCond(); });
-      return Child == Cond;
-    }
+    if (const auto *S = User.get<Stmt>(); isa_and_nonnull<IfStmt, WhileStmt, DoStmt, ForStmt, SwitchStmt>(S))
+      return Child == llvm::TypeSwitch<const Stmt *, const Stmt *>(S)
+                          .Case<IfStmt, WhileStmt, DoStmt, ForStmt, SwitchStmt>([](auto *L) { return L->getCond(); });
     const auto *CO = User.get<ConditionalOperator>();
     const auto *BO = User.get<BinaryOperator>();
     const auto *UO = User.get<UnaryOperator>();
