@@ -10,6 +10,7 @@
 #include "clang/AST/ParentMapContext.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/SmallVector.h"
 
@@ -498,25 +499,42 @@ bool AutogradModel::showsAccelerator(const FunctionDecl *Fn) {
   return P->ShowsAccelerator[Fn] = Shows;
 }
 
+bool AutogradModel::climbCallers(
+    const Stmt *S, unsigned Depth,
+    llvm::function_ref<bool(ArrayRef<const Stmt *>, unsigned, const FunctionDecl *&)> Visit,
+    llvm::function_ref<bool(const FunctionDecl *, unsigned, ArrayRef<const Stmt *>)> Beyond) {
+  llvm::SmallVector<const Stmt *, 4> Path;
+  std::function<bool(const Stmt *, unsigned)> Climb = [&](const Stmt *From, unsigned Left) {
+    Path.push_back(From);
+    auto Leave = llvm::make_scope_exit([&] { Path.pop_back(); });
+    const FunctionDecl *Up = nullptr;
+    if (Visit(Path, Left, Up))
+      return true;
+    if (!Up || Left == 0)
+      return false;
+    for (const CallExpr *Call : callersOf(Up))
+      if (Climb(Call, Left - 1))
+        return true;
+    return Beyond && Beyond(Up, Left, Path);
+  };
+  return S && Climb(S, Depth);
+}
+
 bool AutogradModel::mayUseAccelerator(const Stmt *S) {
   llvm::SmallPtrSet<const FunctionDecl *, 8> Seen;
-  std::function<bool(const FunctionDecl *, unsigned)> Around = [&](const FunctionDecl *Fn, unsigned Depth) {
-    if (!Fn || !Seen.insert(Fn).second)
-      return false;
-    if (showsAccelerator(Fn))
-      return true;
-    if (Depth == 0)
-      return false;
-    for (const CallExpr *Call : callersOf(Fn))
-      if (Around(outermostFunction(Call), Depth - 1))
-        return true;
-    return false;
+  auto From = [&](const FunctionDecl *Start) {
+    return Start && climbCallers(S, Opts.CallDepth + 1,
+                                 [&](ArrayRef<const Stmt *> Path, unsigned, const FunctionDecl *&Up) {
+                                   Up = Path.size() == 1 ? Start : outermostFunction(Path.back());
+                                   if (!Up || !Seen.insert(Up).second)
+                                     return Up = nullptr, false;
+                                   return showsAccelerator(Up);
+                                 });
   };
   // A lambda sees the devices of the function it is written in and of the code that calls it
   // (a training step handed to a batch loop).
   const FunctionDecl *Own = S ? enclosingFunction(S, Ctx) : nullptr;
-  return S && (Around(outermostFunction(S), Opts.CallDepth + 1) ||
-               (Own && isLambdaCallOperator(Own) && Around(Own, Opts.CallDepth + 1)));
+  return S && (From(outermostFunction(S)) || (Own && isLambdaCallOperator(Own) && From(Own)));
 }
 
 const Expr *AutogradModel::hostTensorSource(const Expr *E, const HostTensorQuery &Q) {

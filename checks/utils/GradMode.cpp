@@ -10,8 +10,6 @@
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 #include "clang/Basic/SourceManager.h"
 
-#include <functional>
-
 using namespace clang;
 using namespace clang::ast_matchers;
 
@@ -225,27 +223,23 @@ const Stmt *AutogradModel::handedOverUnderNoGrad(const FunctionDecl *FD, unsigne
 }
 
 const Expr *AutogradModel::threadLaunchOf(const Stmt *S) {
-  std::function<const Expr *(const Stmt *, unsigned)> In = [&](const Stmt *From, unsigned Depth) -> const Expr * {
-    for (DynTypedNode N = parentOf(DynTypedNode::create(*From), Ctx); !N.getNodeKind().isNone(); N = parentOf(N, Ctx)) {
+  const Expr *Launch = nullptr;
+  climbCallers(S, Opts.CallDepth, [&](ArrayRef<const Stmt *> Path, unsigned, const FunctionDecl *&Up) {
+    for (DynTypedNode N = parentOf(DynTypedNode::create(*Path.back()), Ctx); !N.getNodeKind().isNone();
+         N = parentOf(N, Ctx)) {
       const auto *LE = N.get<LambdaExpr>();
       const FunctionDecl *FD = LE ? LE->getCallOperator() : N.get<FunctionDecl>();
-      if (!FD)
-        continue;
-      if (const Expr *Launch = handedToThread(FD, LE))
-        return Launch;
+      if (FD && (Launch = handedToThread(FD, LE)))
+        return true;
       // A lambda runs on the thread of the code around it.
-      if (isLambdaCallOperator(FD))
-        continue;
-      if (Depth == 0)
-        return nullptr;
-      for (const CallExpr *Call : callersOf(FD))
-        if (const Expr *Launch = In(Call, Depth - 1))
-          return Launch;
-      return nullptr;
+      if (FD && !isLambdaCallOperator(FD)) {
+        Up = FD;
+        return false;
+      }
     }
-    return nullptr;
-  };
-  return S ? In(S, Opts.CallDepth) : nullptr;
+    return false;
+  });
+  return Launch;
 }
 
 GradModeFact AutogradModel::gradModeAt(const Stmt *S) {

@@ -10,10 +10,8 @@
 #include "clang/AST/StmtCXX.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 
-#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/SmallVector.h"
 
-#include <functional>
 #include <optional>
 
 using namespace clang;
@@ -295,27 +293,27 @@ llvm::SmallVector<LoopSite, 4> AutogradModel::callsInLoops(const FunctionDecl *F
 std::optional<PerIteration> AutogradModel::loopAround(
     const Stmt *S, llvm::function_ref<Verdict(const Stmt *, ArrayRef<const Stmt *>)> Judge, unsigned How,
     llvm::function_ref<std::optional<PerIteration>(const FunctionDecl *, unsigned, ArrayRef<const Stmt *>)> Beyond) {
-  llvm::SmallVector<const Stmt *, 4> Path;
-  std::function<std::optional<PerIteration>(const Stmt *, unsigned)> Find =
-      [&](const Stmt *From, unsigned Depth) -> std::optional<PerIteration> {
-    Path.push_back(From);
-    auto Leave = llvm::make_scope_exit([&] { Path.pop_back(); });
-    for (const Stmt *L = enclosingLoop(From); L; L = enclosingLoop(L))
-      if (Verdict V = Judge(L, Path); V != Verdict::Skip)
-        return V == Verdict::Take ? std::optional(PerIteration{{L, nullptr}, unsigned(Path.size() - 1)})
-                                  : std::nullopt;
-    const FunctionDecl *FD = enclosingFunction(From, Ctx);
-    if (Depth == 0 || !FD || (!(How & ThroughLambdaCalls) && isLambdaCallOperator(FD)))
-      return std::nullopt;
-    for (const CallExpr *Call : callersOf(FD))
-      if (!(How & NotThroughRecursion) || enclosingFunction(Call, Ctx) != FD)
-        if (std::optional<PerIteration> Found = Find(Call, Depth - 1)) {
-          Found->Via = Found->Via ? Found->Via : Call;
-          return Found;
-        }
-    return Beyond ? Beyond(FD, Depth, Path) : std::nullopt;
+  std::optional<PerIteration> Found;
+  auto Visit = [&](ArrayRef<const Stmt *> Path, unsigned, const FunctionDecl *&Up) {
+    const FunctionDecl *FD = enclosingFunction(Path.back(), Ctx);
+    if ((How & NotThroughRecursion) && Path.size() > 1 && FD == enclosingFunction(Path.end()[-2], Ctx))
+      return false;
+    for (const Stmt *L = enclosingLoop(Path.back()); L; L = enclosingLoop(L))
+      if (Verdict V = Judge(L, Path); V != Verdict::Skip) {
+        const auto *Via = Path.size() > 1 ? cast<CallExpr>(Path.back()) : nullptr;
+        if (V == Verdict::Take)
+          Found = PerIteration{{L, Via}, unsigned(Path.size() - 1)};
+        return V == Verdict::Take;
+      }
+    Up = FD && ((How & ThroughLambdaCalls) || !isLambdaCallOperator(FD)) ? FD : nullptr;
+    return false;
   };
-  return S ? Find(S, Opts.CallDepth) : std::nullopt;
+  auto Across = [&](const FunctionDecl *FD, unsigned Left, ArrayRef<const Stmt *> Path) {
+    return (Found = Beyond(FD, Left, Path)).has_value();
+  };
+  using BeyondFn = llvm::function_ref<bool(const FunctionDecl *, unsigned, ArrayRef<const Stmt *>)>;
+  climbCallers(S, Opts.CallDepth, Visit, Beyond ? BeyondFn(Across) : BeyondFn());
+  return Found;
 }
 
 LoopSite AutogradModel::loopKeeping(const Stmt *Write, const ValueDecl *Kept) {
