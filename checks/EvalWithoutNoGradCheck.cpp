@@ -139,8 +139,15 @@ void EvalWithoutNoGradCheck::check(const MatchFinder::MatchResult &Result) {
       MD && MD->getIdentifier() && MD->getName() == "forward" &&
       isSameOrDerivedFrom(MD->getParent(), names::Module))
     return;
-  // The first model forward each iteration runs, directly or through a helper.
-  const LoopEvent *Fwd = Model.ownLevelEvent(Loop, {LoopEventKind::Forward});
+  // The first model forward each iteration runs with autograd on, directly or through a helper
+  // (a guarded prediction before it does not make the loop safe).
+  const LoopEvent *Fwd = nullptr;
+  for (const LoopEvent &E : Model.loop(Loop).Events)
+    if (E.Kind == LoopEventKind::Forward && Model.atOwnLevel(E, Loop) && !E.GradOff &&
+        !Model.gradDisabledAt(E.Call) && !(E.Site != E.Call && Model.gradDisabledAt(E.Site))) {
+      Fwd = &E;
+      break;
+    }
   if (!Fwd || Fwd->Site->getBeginLoc().isMacroID())
     return;
   // A loop that backpropagates (or steps, or takes autograd::grad) trains: a frozen sub-network in eval() inside it must still
@@ -155,8 +162,6 @@ void EvalWithoutNoGradCheck::check(const MatchFinder::MatchResult &Result) {
                                 callExpr(dependentMemberCall(GraphQueries))))),
              *loopBody(Loop), Ctx)
            .empty())
-    return;
-  if (Fwd->GradOff || Model.gradDisabledAt(Fwd->Call) || (Fwd->Site != Fwd->Call && Model.gradDisabledAt(Fwd->Site)))
     return;
   const FunctionDecl *Outer = Model.outermostFunction(Loop);
   if (gradOffOtherwise(Loop, Inner, Model) || (Outer != Inner && gradOffOtherwise(Loop, Outer, Model)))

@@ -850,3 +850,14 @@ void lastOutputToLogger(Net &net, std::vector<torch::Tensor> &batches, std::vect
 void positiveLoggingCallbackAfterLoop(Net &net, std::vector<torch::Tensor> &batches, std::vector<float> &losses) {
   lastOutputToLogger(net, batches, losses, [](torch::Tensor loss) { std::printf("%f\n", loss.item<float>()); });
 }
+
+// A guarded prediction first, then a forward with autograd on: the second is reported.
+void positiveForwardAfterAGuardedHelper(Net &model, const std::vector<torch::Tensor> &xs) {
+  model->eval();
+  for (const auto &x : xs) {
+    auto guarded = guardedPredict(model, x);
+    auto raw = model->forward(x);
+    // CHECK: :[[@LINE-1]]:16: warning: model forward runs with autograd enabled in an evaluation loop
+    std::printf("%f %f\n", guarded.sum().item<float>(), raw.sum().item<float>());
+  }
+}
