@@ -1,7 +1,5 @@
-// The provenance walk (Provenance.h) and the questions the model asks of it: a tensor's
-// origin (originAt; for a value of dependent type, by the names of its calls, as outputCut
-// reads them), where its path to a model output was cut (outputCut), and the leaf that
-// requires grad it is or is a view of (leafAt). What the questions share is in
+// The provenance walk (Provenance.h) and the model's questions of it: originAt (for a value of
+// dependent type, as outputCut reads it), outputCut and leafAt. What they share is in
 // ProvenanceWalk.cpp.
 #include "utils/Provenance.h"
 #include "utils/AutogradModel.h"
@@ -13,6 +11,7 @@
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 
 #include "llvm/ADT/StringSet.h"
+#include "llvm/Support/SaveAndRestore.h"
 
 using namespace clang;
 using namespace clang::ast_matchers;
@@ -31,8 +30,7 @@ bool isNonDifferentiable(StringRef Name) {
       "ge", "le", "isnan", "isinf", "isfinite", "nonzero", "sign", "logical_and", "logical_or",
       "logical_not", "logical_xor", "bitwise_and", "bitwise_or", "bitwise_not", "round", "floor",
       "ceil", "trunc", "grad", "mutable_grad", "eq_", "bincount", "bucketize", "searchsorted",
-      "one_hot", "randint_like", "zeros_like", "ones_like", "empty_like", "full_like",
-      "rand_like", "randn_like", "multinomial", "topk_indices", "unique", "equal"};
+      "one_hot", "multinomial", "topk_indices", "unique", "equal"}; // *_like: see isFactory
   return Names.contains(Name);
 }
 
@@ -49,9 +47,6 @@ bool isFactory(StringRef Name) {
 bool isTupleLike(QualType T) {
   return hasQualifiedName(recordOf(T), "::std::tuple") || hasQualifiedName(recordOf(T), "::std::pair");
 }
-
-/// The ordering of the lattice: a value is as attached as its most attached source.
-int rank(TensorOrigin K) { return static_cast<int>(K); }
 
 /// Tensor-typed arguments, including those inside braced lists (torch::cat({a, b})).
 void tensorArgs(const Expr *E, llvm::SmallVectorImpl<const Expr *> &Out) {
@@ -105,10 +100,16 @@ public:
     if (!E || Depth > MaxDepth)
       return {};
     E = Q == Leaves ? strip(E) : E->IgnoreUnlessSpelledInSource();
-    // What an unresolved expression yields is unknown until instantiation; a variable of
-    // dependent type is still followed to where its value comes from.
-    if (Q == Leaves && (isa<DeclRefExpr, MemberExpr>(E) || E->isTypeDependent()))
-      return leafOf(E, Depth);
+    // Asked for leaves, a variable or field at ReadAt (see leafVar, field). What an unresolved
+    // expression yields is unknown until instantiation; a variable of dependent type is still
+    // followed to where its value comes from.
+    if (const auto *DRE = dyn_cast<DeclRefExpr>(E); DRE && Q == Leaves)
+      return leaf(leafVar(dyn_cast<VarDecl>(DRE->getDecl()), ReadAt, Depth, Want::Tensor));
+    if (Q == Leaves && E->isTypeDependent())
+      return {};
+    if (const auto *ME = dyn_cast<MemberExpr>(E); ME && Q == Leaves)
+      return leaf(anyReaching(reaching(ME, ReadAt), ReadAt, Depth, Want::Tensor,
+                              [&] { return field(ME, Depth, Want::Tensor); }));
     if (const auto *DRE = dyn_cast<DeclRefExpr>(E))
       return ref(DRE, Depth);
     if (Q == Cuts)
@@ -135,7 +136,8 @@ public:
 
   /// Asked for leaves: the leaf that requires grad \p E is, or is a view of, at \p Where.
   MaybeLeaf leafAt(const Expr *E, const Stmt *Where, unsigned Depth = 0) {
-    return classifyAt(E, Where, Depth).Leaf;
+    llvm::SaveAndRestore Outer(ReadAt, Where);
+    return classify(E, Depth).Leaf;
   }
 
 private:
@@ -143,12 +145,6 @@ private:
   /// initializer list of them, a torch::OrderedDict of them, one of its items).
   enum class Want { Tensor, Holder };
 
-  OriginResult classifyAt(const Expr *E, const Stmt *Where, unsigned Depth) {
-    const Stmt *Outer = std::exchange(ReadAt, Where);
-    OriginResult R = classify(E, Depth);
-    ReadAt = Outer;
-    return R;
-  }
   static OriginResult leaf(MaybeLeaf L) {
     OriginResult R;
     R.Leaf = L;
@@ -158,7 +154,7 @@ private:
   /// The origin of the more attached of \p A and \p B; the output either is computed from,
   /// cut only when every path to it is.
   static OriginResult join(OriginResult A, const OriginResult &B) {
-    OriginResult R = rank(B.Kind) > rank(A.Kind) ? B : A;
+    OriginResult R = B.Kind > A.Kind ? B : A; // the lattice's order is TensorOrigin's
     R.Leaf = A.Leaf ? A.Leaf : B.Leaf;
     R.Output = A.Output ? A.Output : B.Output;
     R.Cut = !A.Output ? B.Cut : B.Output && !B.Cut ? nullptr : A.Cut;
@@ -169,11 +165,6 @@ private:
     if (R.Kind != TensorOrigin::Unknown)
       R.Chain.insert(R.Chain.begin(), Value);
     return R;
-  }
-  /// The op \p At makes a value with no graph (detach, item, a factory over plain numbers).
-  static void cutAt(OriginResult &R, const Stmt *At) {
-    if (R.Output && !R.Cut)
-      R.Cut = At;
   }
 
   /// `auto [out, state] = lstm->forward(x)`: a binding is as attached as the whole.
@@ -218,9 +209,8 @@ private:
     OriginResult R{TensorOrigin::Data, Op};
     for (const Expr *In : Inputs) {
       OriginResult I = classify(In, Depth + 1);
-      if (I.Kind == TensorOrigin::GraphAttached || I.Kind == TensorOrigin::RequiresGradLeaf) {
+      if (I.Kind >= TensorOrigin::RequiresGradLeaf) {
         R = I.Kind == TensorOrigin::GraphAttached ? I : OriginResult{TensorOrigin::GraphAttached, Op, I.Chain};
-        R.Kind = TensorOrigin::GraphAttached;
         break;
       }
       if (I.Kind == TensorOrigin::Unknown)
@@ -369,7 +359,8 @@ private:
     } else {
       return recorded(Call, Inputs, Depth);
     }
-    cutAt(R, Call);
+    if (R.Output && !R.Cut) // the call makes a value with no graph (detach, item, numbers)
+      R.Cut = Call;
     return R;
   }
 
@@ -422,9 +413,12 @@ private:
     return classify(Tuple, Depth + 1);
   }
 
-  /// A tensor returned by a function of the user's: as attached as what it returns.
-  /// One defined in another TU: as the project index says (graph-attached, or unknown).
+  /// A tensor returned by a function of the user's: as attached as what it returns (asked for
+  /// leaves, any return decides). One defined in another TU: as the project index says
+  /// (graph-attached, or unknown).
   OriginResult userFunction(const FunctionDecl *FD, unsigned Depth, const CallExpr *Call) {
+    if (Q == Leaves)
+      return leaf(returned(FD, Call, Depth, Want::Tensor));
     const FunctionDecl *Def = FD ? FD->getDefinition() : nullptr;
     if (FD && !Def && M.index() && !isInSystemHeader(FD)) {
       std::optional<uint32_t> Facts = M.index()->factsOf(FD);
@@ -434,8 +428,8 @@ private:
     }
     OriginResult R;
     returns(FD, Call, [&](const Expr *Ret) {
-      R = join(R, through(Ret, classifyAt(Ret, Ret, Depth + 1)));
-      return R.Leaf.has_value(); // asked for leaves, any return decides
+      R = join(R, through(Ret, classify(Ret, Depth + 1)));
+      return false;
     });
     return R;
   }
@@ -472,21 +466,23 @@ private:
   OriginResult var(const VarDecl *VD, const Expr *Use, unsigned Depth) {
     if (const auto *Parm = dyn_cast_or_null<ParmVarDecl>(VD); Parm && Q == Cuts)
       return parameter(Parm, Depth);
-    if (OriginResult Range = Q == Cuts ? OriginResult{} : rangeVar(VD); Range.Kind != TensorOrigin::Unknown)
-      return Range;
+    // `for (auto &p : model->parameters())`: every element is a parameter (see listsParameters).
+    const CXXForRangeStmt *For = VD && Q != Cuts ? rangeForOf(VD, Ctx) : nullptr;
+    const auto *MCE = For ? dyn_cast<CXXMemberCallExpr>(For->getRangeInit()->IgnoreUnlessSpelledInSource()) : nullptr;
+    if (MCE && isTensorType(VD->getType()) && listsParameters(MCE))
+      return {TensorOrigin::RequiresGradLeaf, MCE};
     if (!VD || isa<ParmVarDecl>(VD) || !VD->isLocalVarDecl() ||
         !(Q == Cuts || isTensorType(VD->getType()) || isTupleLike(VD->getType())) ||
         (VD->getType()->isReferenceType() && !VD->getInit()))
       return {};
-    bool Incoming = true;
-    llvm::SmallVector<Definition, 2> Defs = reaching(VD, Use, Incoming);
+    Reaching Defs = reaching(VD, Use);
     OriginResult R{TensorOrigin::Data, nullptr};
     // Each definition is entered once: `x = x * w` reads the definitions that reach its `x`.
-    if (const Expr *Init = VD->getInit(); Init && Incoming && enter(Init)) {
+    if (const Expr *Init = VD->getInit(); Init && Defs.Incoming && enter(Init)) {
       R = through(Init, classify(Init, Depth + 1));
       leave(Init);
     }
-    for (const Definition &D : Defs) {
+    for (const Definition &D : Defs.Defs) {
       if (!enter(D.Site))
         continue;
       if (D.K == Definition::Assign || D.K == Definition::Compound) {
@@ -536,48 +532,25 @@ private:
     return R;
   }
 
-  /// `for (auto &p : model->parameters())`: every element is a parameter (see listsParameters).
-  OriginResult rangeVar(const VarDecl *VD) {
-    const CXXForRangeStmt *For = VD ? rangeForOf(VD, Ctx) : nullptr;
-    const auto *MCE = For ? dyn_cast<CXXMemberCallExpr>(For->getRangeInit()->IgnoreUnlessSpelledInSource()) : nullptr;
-    if (MCE && isTensorType(VD->getType()) && listsParameters(MCE))
-      return {TensorOrigin::RequiresGradLeaf, MCE};
-    return {};
-  }
-
   MaybeLeaf want(Want W, const Expr *E, const Stmt *At, unsigned Depth) {
     return W == Want::Tensor ? leafAt(E, At, Depth) : holder(E, At, Depth);
   }
 
-  /// Asked for leaves, a variable or field at At (see leafVar, field); nothing for an
-  /// unresolved expression.
-  OriginResult leafOf(const Expr *E, unsigned Depth) {
-    if (const auto *DRE = dyn_cast<DeclRefExpr>(E))
-      return leaf(leafVar(dyn_cast<VarDecl>(DRE->getDecl()), ReadAt, Depth, Want::Tensor));
-    const auto *ME = dyn_cast<MemberExpr>(E);
-    if (!ME || ME->isTypeDependent())
-      return {};
-    bool Incoming = true;
-    llvm::SmallVector<Definition, 2> Defs = reaching(ME, ReadAt, Incoming);
-    auto Field = [&] { return field(ME, Depth, Want::Tensor); };
-    return leaf(anyReaching(Defs, Incoming, ReadAt, Depth, Want::Tensor, Field));
-  }
-
-  /// A user function returning what holds leaves: any return statement decides.
-  MaybeLeaf returnedHolder(const FunctionDecl *FD, const CallExpr *Call, unsigned Depth) {
+  /// The leaf, or what holds leaves (\p W), the user function \p FD returns to \p Call: any
+  /// return statement decides.
+  MaybeLeaf returned(const FunctionDecl *FD, const CallExpr *Call, unsigned Depth, Want W) {
     MaybeLeaf L;
-    returns(FD, Call, [&](const Expr *Ret) { return (L = holder(Ret, Ret, Depth + 1)).has_value(); });
+    returns(FD, Call, [&](const Expr *Ret) { return (L = want(W, Ret, Ret, Depth + 1)).has_value(); });
     return L;
   }
 
-  /// The leaf one of \p Defs (see reaching) gives; with \p Incoming, else the one \p Otherwise
-  /// finds.
-  MaybeLeaf anyReaching(llvm::ArrayRef<Definition> Defs, bool Incoming, const Stmt *At, unsigned Depth, Want W,
+  /// The leaf one of \p R's definitions gives; with R.Incoming, else the one \p Otherwise finds.
+  MaybeLeaf anyReaching(const Reaching &R, const Stmt *At, unsigned Depth, Want W,
                         llvm::function_ref<MaybeLeaf()> Otherwise) {
-    for (const Definition &D : Defs)
+    for (const Definition &D : R.Defs)
       if (MaybeLeaf L = definedValue(D, At, Depth, W))
         return L;
-    return Incoming ? Otherwise() : std::nullopt;
+    return R.Incoming ? Otherwise() : std::nullopt;
   }
 
   /// The leaf a definition gives: a mark decides by itself, an assignment by its right-hand side,
@@ -605,14 +578,10 @@ private:
   MaybeLeaf leafVar(const VarDecl *VD, const Stmt *At, unsigned Depth, Want W) {
     if (!VD || !enter(VD))
       return std::nullopt;
-    MaybeLeaf Result;
-    bool Incoming = true;
-    if (!VD->hasLocalStorage()) {
-      Result = VD->getInit() ? want(W, VD->getInit(), At, Depth + 1) : std::nullopt;
-    } else {
-      llvm::SmallVector<Definition, 2> Defs = reaching(VD, At, Incoming);
-      Result = anyReaching(Defs, Incoming, At, Depth, W, [&] { return incoming(VD, Depth, W); });
-    }
+    MaybeLeaf Result =
+        !VD->hasLocalStorage()
+            ? (VD->getInit() ? want(W, VD->getInit(), At, Depth + 1) : std::nullopt)
+            : anyReaching(reaching(VD, At), At, Depth, W, [&] { return incoming(VD, Depth, W); });
     leave(VD);
     return Result;
   }
@@ -620,8 +589,13 @@ private:
   /// What the local \p VD holds before any assignment or mark: a parameter's argument, a loop
   /// variable's element, a container's pushed elements, the initializer.
   MaybeLeaf incoming(const VarDecl *VD, unsigned Depth, Want W) {
-    if (const auto *PVD = dyn_cast<ParmVarDecl>(VD))
-      return argument(PVD, Depth, W);
+    if (const auto *PVD = dyn_cast<ParmVarDecl>(VD)) { // a leaf a call outside no-grad passes (see arguments)
+      MaybeLeaf L;
+      arguments(PVD, [&](const Expr *Arg, const CallExpr *Call) {
+        return Arg && !M.gradDisabledAt(Call) && (L = want(W, Arg, Call, Depth + 2)).has_value();
+      });
+      return L;
+    }
     if (const CXXForRangeStmt *For = rangeForOf(VD, Ctx)) {
       const Expr *Range = For->getRangeInit();
       if (W == Want::Tensor)
@@ -660,15 +634,6 @@ private:
     return !Reaching.empty() && llvm::all_of(Reaching, [&](const Stmt *L) { return Freezes.lookup(L); });
   }
 
-  /// A function parameter: a leaf when a call outside a no-grad scope passes one (see arguments).
-  MaybeLeaf argument(const ParmVarDecl *PVD, unsigned Depth, Want W) {
-    MaybeLeaf L;
-    arguments(PVD, [&](const Expr *Arg, const CallExpr *Call) {
-      return Arg && !M.gradDisabledAt(Call) && (L = want(W, Arg, Call, Depth + 2)).has_value();
-    });
-    return L;
-  }
-
   /// What holds leaves that require grad: module->parameters(), optimizer.parameters(),
   /// param_group.params(), {w, b}; module->named_parameters(), its values and its items.
   MaybeLeaf holder(const Expr *E, const Stmt *At, unsigned Depth) {
@@ -695,7 +660,7 @@ private:
       if (isOrderedDict(MCE->getImplicitObjectArgument()->getType())) // its values(), an item
         return holder(MCE->getImplicitObjectArgument(), At, Depth + 1);
       const CXXMethodDecl *MD = MCE->getMethodDecl();
-      return MD && MD->getIdentifier() ? returnedHolder(MD, MCE, Depth) : std::nullopt;
+      return MD && MD->getIdentifier() ? returned(MD, MCE, Depth, Want::Holder) : std::nullopt;
     }
     if (const auto *OCE = dyn_cast<CXXOperatorCallExpr>(E)) // `dict[0]`
       return OCE->getOperator() == OO_Subscript && isOrderedDict(OCE->getArg(0)->getType())
@@ -705,7 +670,7 @@ private:
     if (const auto *CE = dyn_cast<CallExpr>(E))
       return CE->getNumArgs() == 0 && !M.callShape(CE).Resolved && M.callShape(CE).Name == "parameters"
                  ? LeafFact{LeafKind::Parameter, CE}
-                 : returnedHolder(CE->getDirectCallee(), CE, Depth);
+                 : returned(CE->getDirectCallee(), CE, Depth, Want::Holder);
     if (const auto *DRE = dyn_cast<DeclRefExpr>(E))
       return leafVar(dyn_cast<VarDecl>(DRE->getDecl()), At, Depth, Want::Holder);
     if (const auto *ME = dyn_cast<MemberExpr>(E))
@@ -795,22 +760,20 @@ std::optional<LeafFact> AutogradModel::leafAt(const Expr *E, const Stmt *At) {
 }
 
 bool AutogradModel::isGraphAttached(const Expr *E) {
-  if (E && isTensorType(E->getType()))
-    return originAt(E).Kind == TensorOrigin::GraphAttached;
+  if (!E || isTensorType(E->getType()))
+    return E && originAt(E).Kind == TensorOrigin::GraphAttached;
   // An aggregate, pair or tuple is as attached as its most attached part.
-  E = E ? E->IgnoreParenImpCasts()->IgnoreImplicit()->IgnoreParenImpCasts() : nullptr;
-  if (const auto *Cast = dyn_cast_or_null<CXXFunctionalCastExpr>(E)) // `Record{loss, step}`
+  E = E->IgnoreParenImpCasts()->IgnoreImplicit()->IgnoreParenImpCasts();
+  if (const auto *Cast = dyn_cast<CXXFunctionalCastExpr>(E)) // `Record{loss, step}`
     E = Cast->getSubExpr()->IgnoreImplicit();
-  auto AnyAttached = [&](auto Range) {
-    return llvm::any_of(Range, [&](const Expr *Part) { return Part && isGraphAttached(Part); });
-  };
-  const auto *Call = dyn_cast_or_null<CallExpr>(E);
+  auto AnyAttached = [&](auto Range) { return llvm::any_of(Range, [&](const Expr *P) { return isGraphAttached(P); }); };
+  const auto *Call = dyn_cast<CallExpr>(E);
   const FunctionDecl *FD = Call ? Call->getDirectCallee() : nullptr;
-  const auto *DRE = dyn_cast_or_null<DeclRefExpr>(E);
+  const auto *DRE = dyn_cast<DeclRefExpr>(E);
   const auto *VD = DRE ? dyn_cast<VarDecl>(DRE->getDecl()) : nullptr;
-  if (const auto *IL = dyn_cast_or_null<InitListExpr>(E))
+  if (const auto *IL = dyn_cast<InitListExpr>(E))
     return AnyAttached(IL->inits());
-  if (const auto *Construct = dyn_cast_or_null<CXXConstructExpr>(E))
+  if (const auto *Construct = dyn_cast<CXXConstructExpr>(E))
     return AnyAttached(Construct->arguments());
   if (FD && FD->isInStdNamespace() && FD->getIdentifier() &&
       llvm::is_contained({StringRef("make_pair"), StringRef("make_tuple"), StringRef("forward_as_tuple")}, FD->getName()))

@@ -17,8 +17,6 @@ using namespace clang::ast_matchers;
 
 namespace torchtidy {
 
-/// The boolean argument \p Index of \p CE: true when defaulted, false when not a constant
-/// (a runtime flag may well be false; precision first).
 bool boolArgument(const CallExpr *CE, unsigned Index, ASTContext &Ctx) {
   if (CE->getNumArgs() <= Index || isa<CXXDefaultArgExpr>(CE->getArg(Index)))
     return true;
@@ -100,8 +98,8 @@ std::vector<Definition> definitionsIn(const Stmt *Body, const clang::ast_matcher
   auto T = ignoringParenImpCasts(expr(Target).bind("target"));
   auto Value = expr().bind("value");
   auto Write = stmt(anyOf(
-      cxxOperatorCallExpr(isAssignmentOperator(), hasArgument(0, T), hasArgument(1, Value)).bind("assign"),
-      binaryOperator(isAssignmentOperator(), hasLHS(T), hasRHS(Value)).bind("assign"),
+      binaryOperation(hasOperatorName("="), hasLHS(T), hasRHS(Value)).bind("assign"),
+      binaryOperation(isAssignmentOperator(), hasLHS(T), hasRHS(Value)).bind("compound"),
       callExpr(dependentMarkOn(expr(Target).bind("target"))).bind("mark"),
       cxxMemberCallExpr(on(T), callee(cxxMethodDecl(hasAnyName("requires_grad_", "set_requires_grad", "detach_"))))
           .bind("mark"),
@@ -110,16 +108,11 @@ std::vector<Definition> definitionsIn(const Stmt *Body, const clang::ast_matcher
           .bind("insert"),
       cxxMemberCallExpr(on(T), callee(cxxMethodDecl(matchesName("_$")))).bind("mutate")));
   for (const BoundNodes &B : match(findAll(Write), *Body, Ctx)) {
-    const auto *Defined = B.getNodeAs<Expr>("target");
-    if (const auto *Assign = B.getNodeAs<Stmt>("assign")) {
-      bool Plain = isa<BinaryOperator>(Assign) ? cast<BinaryOperator>(Assign)->getOpcode() == BO_Assign
-                                               : cast<CXXOperatorCallExpr>(Assign)->getOperator() == OO_Equal;
-      Defs.push_back({Plain ? Definition::Assign : Definition::Compound, Assign, Defined, B.getNodeAs<Expr>("value")});
-      continue;
-    }
-    for (auto [Id, K] : {std::pair{"mark", Definition::Mark}, {"insert", Definition::Insert}, {"mutate", Definition::Mutate}})
-      if (const auto *Call = B.getNodeAs<Expr>(Id))
-        Defs.push_back({K, Call, Defined, Call});
+    const auto *Given = B.getNodeAs<Expr>("value"); // an assignment's; a call's value is the call
+    for (auto [Id, K] : {std::pair{"assign", Definition::Assign}, {"compound", Definition::Compound},
+                         {"mark", Definition::Mark}, {"insert", Definition::Insert}, {"mutate", Definition::Mutate}})
+      if (const auto *Site = B.getNodeAs<Expr>(Id))
+        Defs.push_back({K, Site, B.getNodeAs<Expr>("target"), Given ? Given : Site});
   }
   return Defs;
 }
@@ -174,21 +167,20 @@ void ProvenanceWalk::arguments(const ParmVarDecl *Parm,
       return;
 }
 
-llvm::SmallVector<Definition, 2> ProvenanceWalk::reaching(const clang::ast_matchers::internal::Matcher<Expr> &Target,
-                                                         llvm::function_ref<bool(const Expr *)> Same, const Stmt *Body,
-                                                         const Stmt *At, const Stmt *Start, bool &Incoming) {
+ProvenanceWalk::Reaching ProvenanceWalk::reaching(const clang::ast_matchers::internal::Matcher<Expr> &Target,
+                                                  llvm::function_ref<bool(const Expr *)> Same, const Stmt *Body,
+                                                  const Stmt *At, const Stmt *Start) {
   llvm::SmallVector<const Stmt *, 4> Sites;
   llvm::DenseMap<const Stmt *, Definition> DefAt;
-  llvm::SmallVector<Definition, 2> Reaching, Others;
+  llvm::SmallVector<Definition, 2> Others;
+  Reaching R;
   for (const Definition &D : definitionsIn(Body, Target, Ctx)) {
-    if (!Same(D.Target))
+    if (Same && !Same(D.Target))
       continue;
     // What an assignment writes denotes the value it gives; what a mark writes, the value it
     // marks, marked.
-    if (D.Target == At && D.K == Definition::Assign) {
-      Incoming = false;
-      return {D};
-    }
+    if (D.Target == At && D.K == Definition::Assign)
+      return {{D}, false};
     if (D.Target == At && D.K == Definition::Mark)
       Others.push_back(D);
     else if ((D.K == Definition::Assign || D.K == Definition::Mark) && DefAt.try_emplace(D.Site, D).second)
@@ -198,36 +190,33 @@ llvm::SmallVector<Definition, 2> ProvenanceWalk::reaching(const clang::ast_match
   }
   if (Start)
     Sites.push_back(Start);
-  Incoming = !Start && llvm::none_of(Sites, [&](const Stmt *S) { return M.runsBeforeOnEveryPath(S, At); });
+  R.Incoming = !Start && llvm::none_of(Sites, [&](const Stmt *S) { return M.runsBeforeOnEveryPath(S, At); });
   for (const Stmt *Site : llvm::reverse(M.reachingAt(Sites, At))) {
     if (Site == Start)
-      Incoming = true;
+      R.Incoming = true;
     else
-      Reaching.push_back(DefAt.find(Site)->second);
+      R.Defs.push_back(DefAt.find(Site)->second);
   }
   // A declaration with no order to \p At (no CFG holds both) cannot rule its value out.
-  Incoming |= Start && M.reachingAt({Start}, At).empty();
-  Reaching.append(Others.begin(), Others.end());
-  return Reaching;
+  R.Incoming |= Start && M.reachingAt({Start}, At).empty();
+  R.Defs.append(Others.begin(), Others.end());
+  return R;
 }
 
-llvm::SmallVector<Definition, 2> ProvenanceWalk::reaching(const VarDecl *VD, const Stmt *At, bool &Incoming) {
-  Incoming = true;
+ProvenanceWalk::Reaching ProvenanceWalk::reaching(const VarDecl *VD, const Stmt *At) {
   const auto *Owner = dyn_cast_or_null<FunctionDecl>(VD->getParentFunctionOrMethod());
   if (!Owner || !Owner->hasBody())
     return {};
   const Stmt *Declared = isa<ParmVarDecl>(VD) ? nullptr : parentOf(VD, Ctx).get<DeclStmt>();
-  return reaching(declRefExpr(to(varDecl(equalsNode(VD)))), [](const Expr *) { return true; }, Owner->getBody(), At,
-                  Declared, Incoming);
+  return reaching(declRefExpr(to(varDecl(equalsNode(VD)))), nullptr, Owner->getBody(), At, Declared);
 }
 
-llvm::SmallVector<Definition, 2> ProvenanceWalk::reaching(const MemberExpr *ME, const Stmt *At, bool &Incoming) {
-  Incoming = true;
+ProvenanceWalk::Reaching ProvenanceWalk::reaching(const MemberExpr *ME, const Stmt *At) {
   const FunctionDecl *FD = enclosingFunction(At, Ctx);
   if (!FD || !FD->hasBody())
     return {};
   return reaching(memberExpr(member(equalsNode(ME->getMemberDecl()))), [&](const Expr *E) { return sameExpr(E, ME); },
-                  FD->getBody(), At, nullptr, Incoming);
+                  FD->getBody(), At, nullptr);
 }
 
 bool ProvenanceWalk::sameExpr(const Expr *A, const Expr *B) const {
@@ -262,38 +251,27 @@ const CXXForRangeStmt *rangeForOf(const VarDecl *VD, ASTContext &Ctx) {
 
 namespace {
 
-/// Methods ending in '_' that autograd's in-place check does not guard: they change
-/// metadata (requires_grad, names, sharing), detach, or fail with an error of their own
-/// that no NoGradGuard avoids (resize_).
-bool isExemptUnderscoreName(StringRef Name) {
-  static const llvm::StringSet<> Names = {
+/// Methods ending in '_' that autograd's in-place check guards: not those that change metadata
+/// (requires_grad, names, sharing), detach, or fail with an error of their own that no
+/// NoGradGuard avoids (resize_).
+bool isInplaceName(StringRef Name) {
+  static const llvm::StringSet<> Exempt = {
       "requires_grad_", "detach_", "rename_", "share_memory_", "resize_", "resize_as_",
       "resize_as_sparse_", "sparse_resize_", "sparse_resize_and_clear_"};
-  return Names.contains(Name);
+  return Name.size() > 1 && Name.ends_with("_") && !Name.starts_with("_") && !Exempt.contains(Name);
 }
 
-bool isInplaceName(StringRef Name) {
-  return Name.size() > 1 && Name.ends_with("_") && !Name.starts_with("_") &&
-         !isExemptUnderscoreName(Name);
-}
-
-bool recordHasMember(const CXXRecordDecl *RD, StringRef Name) {
-  return RD && !Name.empty() && !RD->lookup(DeclarationName(&RD->getASTContext().Idents.get(Name))).empty();
+/// What \p DC declares under \p Name (its first declaration), if anything.
+const NamedDecl *lookupIn(const DeclContext *DC, StringRef Name) {
+  if (!DC || Name.empty())
+    return nullptr;
+  DeclContext::lookup_result R = DC->lookup(DeclarationName(&cast<Decl>(DC)->getASTContext().Idents.get(Name)));
+  return R.empty() ? nullptr : R.front();
 }
 
 /// Only a tensor, or an object whose type is not known yet, can be an in-place target; the
 /// leaf question then has to prove it a leaf.
 bool mayBeTensor(const Expr *E) { return E && (E->isTypeDependent() || isTensorType(E->getType())); }
-
-const CXXRecordDecl *tensorClass(ASTContext &Ctx) {
-  auto LookupIn = [&](const DeclContext *DC, StringRef Name) {
-    DeclContext::lookup_result R = DC->lookup(DeclarationName(&Ctx.Idents.get(Name)));
-    return R.empty() ? nullptr : R.front();
-  };
-  const auto *At = dyn_cast_or_null<NamespaceDecl>(LookupIn(Ctx.getTranslationUnitDecl(), "at"));
-  const auto *RD = At ? dyn_cast_or_null<CXXRecordDecl>(LookupIn(At, "Tensor")) : nullptr;
-  return RD ? RD->getDefinition() : nullptr;
-}
 
 } // namespace
 
@@ -335,15 +313,17 @@ std::optional<InplaceOp> AutogradModel::inplaceOp(const Expr *E) {
         !(hasQualifiedName(FD, ("::at::" + Shape.Name).str()) || hasQualifiedName(FD, ("::torch::" + Shape.Name).str())))
       return std::nullopt;
     Op.Target = Call->getArg(0);
-    if (!FD->getDeclContext()->lookup(DeclarationName(&Ctx.Idents.get(Base))).empty())
+    if (lookupIn(FD->getDeclContext(), Base))
       Op.OutOfPlace = "torch::" + Base.str();
     return Op;
   } else if (!isTensorClass(MD->getParent()) || !Shape.Object) {
     return std::nullopt;
   }
   // An object of dependent type proven a leaf tensor is an at::Tensor.
-  if (recordHasMember(MD ? MD->getParent() : tensorClass(Ctx), Base) ||
-      recordHasMember(recordOf(Op.Target->getType()), Base))
+  const auto *Tensor = MD ? MD->getParent()
+                          : dyn_cast_or_null<CXXRecordDecl>(lookupIn(
+                                dyn_cast_or_null<NamespaceDecl>(lookupIn(Ctx.getTranslationUnitDecl(), "at")), "Tensor"));
+  if (lookupIn(Tensor, Base) || lookupIn(recordOf(Op.Target->getType()), Base))
     Op.OutOfPlace = Base.str();
   return Op;
 }

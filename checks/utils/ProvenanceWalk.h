@@ -40,16 +40,18 @@ protected:
   void arguments(const clang::ParmVarDecl *Parm,
                  llvm::function_ref<bool(const clang::Expr *Arg, const clang::CallExpr *Call)> Visit);
 
-  /// The definitions of the local or parameter \p VD that reach \p At: the assignments and
-  /// requires_grad marks that no later one hides on the way (AutogradModel::reachingAt), the
-  /// latest in source order first, then the insertions and compound assignments that may run
-  /// before At. \p Incoming: whether the value VD holds before them all (its initializer, a
-  /// parameter's argument, a loop variable's element) reaches At too. At written by an assignment
-  /// (`x` in `x = v`): that definition alone; by a mark: the mark too.
-  llvm::SmallVector<Definition, 2> reaching(const clang::VarDecl *VD, const clang::Stmt *At, bool &Incoming);
-  /// The same for the member expression \p ME in At's function: the writes of the same member
-  /// spelled the same way (`fc->weight.set_requires_grad(false)`); Incoming: the value on entry.
-  llvm::SmallVector<Definition, 2> reaching(const clang::MemberExpr *ME, const clang::Stmt *At, bool &Incoming);
+  /// The definitions of a variable that reach a point: the assignments and requires_grad marks
+  /// that no later one hides on the way (AutogradModel::reachingAt), the latest in source order
+  /// first, then the insertions and compound assignments that may run before it. Incoming:
+  /// whether the value it holds before them all (its initializer, a parameter's argument, a loop
+  /// variable's element) reaches the point too. The point written by an assignment (`x` in
+  /// `x = v`): that definition alone; by a mark: the mark too.
+  struct Reaching { llvm::SmallVector<Definition, 2> Defs; bool Incoming = true; };
+  /// Those of the local or parameter \p VD at \p At.
+  Reaching reaching(const clang::VarDecl *VD, const clang::Stmt *At);
+  /// Those of the member expression \p ME at \p At, in At's function: the writes of the same
+  /// member spelled the same way (`fc->weight.set_requires_grad(false)`); Incoming: the value on entry.
+  Reaching reaching(const clang::MemberExpr *ME, const clang::Stmt *At);
   /// Whether \p A and \p B are spelled the same way, up to parentheses, casts and copies.
   bool sameExpr(const clang::Expr *A, const clang::Expr *B) const;
 
@@ -57,10 +59,9 @@ protected:
   clang::ASTContext &Ctx;
 
 private:
-  llvm::SmallVector<Definition, 2> reaching(const clang::ast_matchers::internal::Matcher<clang::Expr> &Target,
-                                            llvm::function_ref<bool(const clang::Expr *)> Same,
-                                            const clang::Stmt *Body, const clang::Stmt *At, const clang::Stmt *Start,
-                                            bool &Incoming);
+  Reaching reaching(const clang::ast_matchers::internal::Matcher<clang::Expr> &Target,
+                    llvm::function_ref<bool(const clang::Expr *)> Same, const clang::Stmt *Body, const clang::Stmt *At,
+                    const clang::Stmt *Start);
 
   llvm::SmallPtrSet<const void *, 16> Active;
   /// The call whose returns are being followed, for each function entered that way.
