@@ -340,7 +340,9 @@ private:
     bool Forward = !match(matchers::moduleForwardCall(), *Call, Ctx).empty();
     if (Forward && Shape.Object && isLossModule(Shape.Object))
       return lossOver(Call, ArrayRef<const Expr *>(Inputs).drop_front(), Depth);
-    if (Forward || (!Shape.Resolved && Shape.Name == "forward"))
+    // By name, a member `forward` (`model->forward(x)` on a dependent model), not `std::forward<T>(x)`.
+    if (Forward || (!Shape.Resolved && Shape.Name == "forward" &&
+                    !isa<UnresolvedLookupExpr>(Call->getCallee()->IgnoreParenImpCasts())))
       return recorded(Call, {}, Depth, Call);
     OriginResult R;
     if (llvm::is_contained(names::GraphCuttingMethods, Shape.Name)) {

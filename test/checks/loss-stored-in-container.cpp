@@ -716,6 +716,24 @@ void negativeUninstantiatedTemplateBackpropagated(Net &model, DataLoader &data_l
   optimizer.step();
 }
 
+// Perfect forwarding in a template nobody instantiates: `std::forward<T>(value)` is no model
+// forward, and the value is a parameter of unknown origin.
+template <typename T>
+void negativeUninstantiatedStdForward(std::vector<torch::Tensor> &out, T &&value, int n) {
+  for (int i = 0; i < n; ++i)
+    out.push_back(std::forward<T>(value));
+}
+
+template <typename T>
+std::vector<torch::Tensor> negativeUninstantiatedStdForwardLocal(T &&value, int n) {
+  std::vector<torch::Tensor> out;
+  for (int i = 0; i < n; ++i) {
+    auto v = std::forward<T>(value);
+    out.push_back(v);
+  }
+  return out;
+}
+
 // ---- aggregates, flow and clearing (read from the shared autograd model) -------------------
 
 struct StepRecord {
