@@ -123,7 +123,7 @@ public:
     if (const auto *ME = dyn_cast<MemberExpr>(E)) {
       if (isTupleLike(ME->getBase()->getType())) // pair.first / pair.second
         return classify(ME->getBase(), Depth + 1);
-      return member(ME);
+      return member(ME, Depth);
     }
     if (const auto *CO = dyn_cast<ConditionalOperator>(E))
       return join(classify(CO->getTrueExpr(), Depth + 1), classify(CO->getFalseExpr(), Depth + 1));
@@ -449,8 +449,10 @@ private:
     return R;
   }
 
-  /// Parameters of a module: linear->weight, conv->bias, this->weight inside the module.
-  OriginResult member(const MemberExpr *ME) {
+  /// Parameters of a module: linear->weight, conv->bias, this->weight inside the module. A tensor
+  /// field of a local struct (`pred.logits`): the assignments to it that reach the read, else
+  /// (with the index) a function of another TU the struct is handed to that writes its fields.
+  OriginResult member(const MemberExpr *ME, unsigned Depth) {
     const auto *Field = dyn_cast<FieldDecl>(ME->getMemberDecl());
     if (!Field || !isTensorType(Field->getType()))
       return {};
@@ -460,7 +462,20 @@ private:
     bool OwnerIsModule = isModuleType(QualType(Field->getParent()->getTypeForDecl(), 0)) || isModuleType(BaseType);
     if (OwnerIsModule && isParameterFieldName(Field->getName()))
       return {TensorOrigin::RequiresGradLeaf, ME};
-    return {};
+    const auto *Base = dyn_cast<DeclRefExpr>(ME->getBase()->IgnoreParenImpCasts());
+    const auto *VD = Base && !ME->isArrow() && !OwnerIsModule ? dyn_cast<VarDecl>(Base->getDecl()) : nullptr;
+    if (!VD || !VD->isLocalVarDecl() || VD->getType()->isReferenceType())
+      return {};
+    Reaching R = reaching(ME, ME);
+    OriginResult Out;
+    for (const Definition &D : R.Defs)
+      if (D.K == Definition::Assign && enter(D.Site)) {
+        Out = join(Out, through(D.Value, classify(D.Value, Depth + 1)));
+        leave(D.Site);
+      }
+    if (R.Incoming && M.index())
+      Out = join(Out, writtenByOtherUnits(VD));
+    return Out;
   }
 
   /// A local at \p Use: the most attached of its definitions that reach it (initializer,

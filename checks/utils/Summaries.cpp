@@ -19,11 +19,19 @@ using namespace clang::ast_matchers;
 namespace torchtidy {
 
 namespace {
-/// A tensor the function can write for its caller: `Tensor &out` or `Tensor *out`.
-bool isTensorOutParam(const ParmVarDecl *P) {
+/// What the function writes for its caller through \p P: the tensor of `Tensor &out`, `*out` of
+/// `Tensor *out`, the fields of a struct (`Prediction &p`: `p.logits`, `p->logits`); none for others.
+std::optional<clang::ast_matchers::internal::Matcher<Expr>> outTarget(const ParmVarDecl *P) {
   QualType T = P->getType();
-  return (T->isLValueReferenceType() || T->isPointerType()) && !T->getPointeeType().isConstQualified() &&
-         isTensorType(T->getPointeeType());
+  if (!(T->isLValueReferenceType() || T->isPointerType()) || T->getPointeeType().isConstQualified())
+    return std::nullopt;
+  QualType Pointee = T->getPointeeType();
+  auto Ref = ignoringParenImpCasts(declRefExpr(to(parmVarDecl(equalsNode(P)))));
+  if (isTensorType(Pointee))
+    return T->isPointerType() ? expr(unaryOperator(hasOperatorName("*"), hasUnaryOperand(Ref))) : expr(Ref);
+  if (Pointee->isRecordType() && !isModuleType(Pointee))
+    return expr(memberExpr(hasObjectExpression(Ref)));
+  return std::nullopt;
 }
 
 /// Calls \p Fn for each call in \p Body of a user function that is no lambda, with its USR.
@@ -70,14 +78,10 @@ FunctionSummary summarize(AutogradModel &Model, const FunctionDecl *FD) {
       S.Facts |= FunctionSummary::ReturnsGraph;
   }
   for (unsigned I = 0; I < FD->getNumParams() && I < 32; ++I) {
-    const ParmVarDecl *P = FD->getParamDecl(I);
-    if (!isTensorOutParam(P))
+    std::optional<clang::ast_matchers::internal::Matcher<Expr>> Out = outTarget(FD->getParamDecl(I));
+    if (!Out)
       continue;
-    auto Ref = declRefExpr(to(parmVarDecl(equalsNode(P))));
-    auto Out = P->getType()->isPointerType()
-                   ? expr(unaryOperator(hasOperatorName("*"), hasUnaryOperand(ignoringParenImpCasts(Ref))))
-                   : expr(Ref);
-    for (const Definition &D : definitionsIn(Body, Out, Ctx))
+    for (const Definition &D : definitionsIn(Body, *Out, Ctx))
       if (D.K == Definition::Assign && Model.isGraphAttached(D.Value))
         S.GraphOutParams |= 1u << I;
   }

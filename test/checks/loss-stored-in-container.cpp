@@ -734,6 +734,34 @@ std::vector<torch::Tensor> negativeUninstantiatedStdForwardLocal(T &&value, int 
   return out;
 }
 
+// A tensor field of a local struct, assigned a model output: the field is graph-attached.
+struct Prediction {
+  torch::Tensor logits;
+  torch::Tensor target;
+};
+
+void positiveFieldOfALocalStruct(Net &net, torch::Tensor x, torch::Tensor y) {
+  std::vector<torch::Tensor> history;
+  for (int i = 0; i < 3; ++i) {
+    Prediction p;
+    p.logits = net->forward(x);
+    p.target = y;
+    history.push_back(p.logits);
+    // CHECK: :[[@LINE-1]]:5: warning: graph-attached tensor 'p.logits' stored in a container inside a loop
+    history.push_back(p.target);
+  }
+}
+
+void negativeFieldDetachedBeforeStoring(Net &net, torch::Tensor x) {
+  std::vector<torch::Tensor> history;
+  for (int i = 0; i < 3; ++i) {
+    Prediction p;
+    p.logits = net->forward(x);
+    p.logits = p.logits.detach();
+    history.push_back(p.logits);
+  }
+}
+
 // ---- aggregates, flow and clearing (read from the shared autograd model) -------------------
 
 struct StepRecord {

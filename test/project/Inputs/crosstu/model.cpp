@@ -19,3 +19,8 @@ void forward_into(Net &net, const torch::Tensor &x, torch::Tensor &out) { out = 
 void predict_into(Net &net, const torch::Tensor &x, torch::Tensor &out) { out = net->forward(x).detach(); }
 void forward_to(Net &net, const torch::Tensor &x, torch::Tensor *out) { *out = net->forward(x); }
 void predict_to(Net &net, const torch::Tensor &x, torch::Tensor *out) { *out = net->forward(x).detach(); }
+void predict_fields(Net &net, const torch::Tensor &x, Prediction &p) {
+  p.logits = net->forward(x);
+  p.label = 1;
+}
+void predict_fields_detached(Net &net, const torch::Tensor &x, Prediction &p) { p.logits = net->forward(x).detach(); }

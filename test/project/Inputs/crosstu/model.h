@@ -32,3 +32,10 @@ void predict_into(Net &net, const torch::Tensor &x, torch::Tensor &out);
 // The same through a pointer out-parameter.
 void forward_to(Net &net, const torch::Tensor &x, torch::Tensor *out);
 void predict_to(Net &net, const torch::Tensor &x, torch::Tensor *out);
+// The same into a field of a struct out-parameter.
+struct Prediction {
+  torch::Tensor logits;
+  int64_t label = 0;
+};
+void predict_fields(Net &net, const torch::Tensor &x, Prediction &p);
+void predict_fields_detached(Net &net, const torch::Tensor &x, Prediction &p);

@@ -147,3 +147,19 @@ void keeps_graphs_through_pointers(Net &net, torch::optim::SGD &opt) {
     opt.step();
   }
 }
+
+// The prediction written into a field of a struct out-parameter by model.cpp.
+void keeps_graphs_through_fields(Net &net, torch::optim::SGD &opt) {
+  std::vector<torch::Tensor> history;
+  for (auto &b : host_batches(100)) {
+    Prediction p, q;
+    predict_fields(net, b.first, p);
+    predict_fields_detached(net, b.first, q);
+    history.push_back(p.logits); // POSITIVE: loss-stored-in-container
+    history.push_back(q.logits); // NEGATIVE
+    auto loss = torch::mse_loss(p.logits, b.second);
+    opt.zero_grad();
+    loss.backward();
+    opt.step();
+  }
+}
