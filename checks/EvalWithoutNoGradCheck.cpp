@@ -141,13 +141,9 @@ void EvalWithoutNoGradCheck::check(const MatchFinder::MatchResult &Result) {
     return;
   // The first model forward each iteration runs with autograd on, directly or through a helper
   // (a guarded prediction before it does not make the loop safe).
-  const LoopEvent *Fwd = nullptr;
-  for (const LoopEvent &E : Model.loop(Loop).Events)
-    if (E.Kind == LoopEventKind::Forward && Model.atOwnLevel(E, Loop) && !E.GradOff &&
-        !Model.gradDisabledAt(E.Call) && !(E.Site != E.Call && Model.gradDisabledAt(E.Site))) {
-      Fwd = &E;
-      break;
-    }
+  const LoopEvent *Fwd = Model.ownLevelEvent(Loop, {LoopEventKind::Forward}, [&](const LoopEvent &E) {
+    return !E.GradOff && !Model.gradDisabledAt(E.Call) && !(E.Site != E.Call && Model.gradDisabledAt(E.Site));
+  });
   if (!Fwd || Fwd->Site->getBeginLoc().isMacroID())
     return;
   // A loop that backpropagates (or steps, or takes autograd::grad) trains: a frozen sub-network in eval() inside it must still

@@ -306,8 +306,9 @@ public:
   LoopSite loopKeeping(const clang::Stmt *Write, const clang::ValueDecl *Kept);
   /// The innermost training loop around \p S, in its function or around a caller.
   const clang::Stmt *trainingLoopOf(const clang::Stmt *S);
-  /// The first event of \p Kinds that \p Loop runs atOwnLevel, or null.
-  const LoopEvent *ownLevelEvent(const clang::Stmt *Loop, llvm::ArrayRef<LoopEventKind> Kinds);
+  /// The first event of \p Kinds that \p Loop runs atOwnLevel (and \p Where accepts), or null.
+  const LoopEvent *ownLevelEvent(const clang::Stmt *Loop, llvm::ArrayRef<LoopEventKind> Kinds,
+                                 llvm::function_ref<bool(const LoopEvent &)> Where = nullptr);
   /// Whether \p E runs once per run of \p Loop's body (null: the function's), not in a nested
   /// loop nor in a loop of the helper running it (here or in another TU).
   bool atOwnLevel(const LoopEvent &E, const clang::Stmt *Loop);

@@ -187,6 +187,15 @@ llvm::ArrayRef<LoopEvent> AutogradModel::eventsIn(const Stmt *Root) {
   if (!Inserted || !Root)
     return It->second;
   std::vector<LoopEvent> Events;
+  // What the project index says \p Callee, a function of another TU, runs of \p K: nothing, or
+  // the event's Looped (only inside its own loops) and GradOff (GradOffForward) flags.
+  auto Indexed = [&](const FunctionDecl *Callee, LoopEventKind K) -> std::optional<std::pair<bool, bool>> {
+    std::optional<uint32_t> Facts = indexedFacts(Callee);
+    if (!Facts || !(*Facts & indexFact(K)))
+      return std::nullopt;
+    return std::pair(!(Index->ownLevelFactsOf(Callee) & indexFact(K)),
+                     K == LoopEventKind::Forward && (*Facts & FunctionSummary::GradOffForward));
+  };
   // Binary operators too: an assignment to a gradient left unresolved in a template clears it.
   for (const BoundNodes &B : match(findAll(stmt(anyOf(callExpr(), binaryOperator())).bind("s")), *Root, Ctx)) {
     const auto *S = B.getNodeAs<Stmt>("s");
@@ -201,12 +210,10 @@ llvm::ArrayRef<LoopEvent> AutogradModel::eventsIn(const Stmt *Root) {
       continue;
     for (const FunctionDecl *Callee : calledFunctions(Call)) {
       // A function of another translation unit: what the project index says it runs.
-      if (std::optional<uint32_t> Facts = indexedFacts(Callee)) {
-        uint32_t OwnLevel = Index->ownLevelFactsOf(Callee);
+      if (indexedFacts(Callee)) {
         for (LoopEventKind K : AllEvents)
-          if (*Facts & indexFact(K))
-            Events.push_back({K, Call, Call, 1, !(OwnLevel & indexFact(K)),
-                              K == LoopEventKind::Forward && (*Facts & FunctionSummary::GradOffForward)});
+          if (std::optional<std::pair<bool, bool>> E = Indexed(Callee, K))
+            Events.push_back({K, Call, Call, 1, E->first, E->second});
         continue;
       }
       const FunctionDecl *Def = Callee->getDefinition();
@@ -228,9 +235,8 @@ llvm::ArrayRef<LoopEvent> AutogradModel::eventsIn(const Stmt *Root) {
             if (OwnLevel && enclosingLoop(Inner))
               continue;
             for (const FunctionDecl *Other : calledFunctions(Inner))
-              if (std::optional<uint32_t> Facts = indexedFacts(Other);
-                  Facts && (*Facts & indexFact(K)) && (!OwnLevel || (Index->ownLevelFactsOf(Other) & indexFact(K)))) {
-                Found.GradOff = K == LoopEventKind::Forward && (*Facts & FunctionSummary::GradOffForward);
+              if (std::optional<std::pair<bool, bool>> E = Indexed(Other, K); E && !(OwnLevel && E->first)) {
+                Found.GradOff = E->second;
                 return (Found.Call = Inner) != nullptr;
               }
           }
@@ -348,9 +354,10 @@ bool AutogradModel::atOwnLevel(const LoopEvent &E, const Stmt *Loop) {
   return !E.Looped && enclosingLoop(E.Site) == Loop && (E.Call == E.Site || !enclosingLoop(E.Call));
 }
 
-const LoopEvent *AutogradModel::ownLevelEvent(const Stmt *Loop, ArrayRef<LoopEventKind> Kinds) {
+const LoopEvent *AutogradModel::ownLevelEvent(const Stmt *Loop, ArrayRef<LoopEventKind> Kinds,
+                                              llvm::function_ref<bool(const LoopEvent &)> Where) {
   for (const LoopEvent &E : loop(Loop).Events)
-    if (llvm::is_contained(Kinds, E.Kind) && atOwnLevel(E, Loop))
+    if (llvm::is_contained(Kinds, E.Kind) && atOwnLevel(E, Loop) && (!Where || Where(E)))
       return &E;
   return nullptr;
 }
