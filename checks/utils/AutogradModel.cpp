@@ -485,6 +485,11 @@ bool AutogradModel::showsAccelerator(const FunctionDecl *Fn) {
                                                   cast<VarDecl>(Ref->getDecl())->hasLocalStorage() &&
                                                   !isa<ParmVarDecl>(Ref->getDecl()))
       return false;
+    // A tensor's own device says where it already is, not that anything is on an accelerator.
+    if (const auto *Call = dyn_cast<CXXMemberCallExpr>(E);
+        Call && Call->getMethodDecl() && Call->getMethodDecl()->getName() == "device" &&
+        isTensorClass(Call->getMethodDecl()->getParent()))
+      return false;
     // A device built here, or a DeviceType: only one other than the CPU counts.
     if (E->getType()->isEnumeralType() || isa<CXXConstructExpr>(E))
       return deviceKind(E, Ctx) != DeviceKind::Host;

@@ -301,6 +301,26 @@ void negativeExplicitCpuDevice(Net model, torch::optim::SGD &opt, torch::Tensor 
   }
 }
 
+// A tensor's own device says where it already is, not that anything is on an accelerator: a
+// helper that checks its input is on the CPU, or returns its result where its input was, is
+// CPU-only code (a PINN whose batches are permuted on the host).
+torch::Tensor permuteRowsOnHost(const torch::Tensor &x) {
+  TORCH_CHECK(x.device().is_cpu(), "expects a CPU tensor");
+  return x.index_select(0, torch::randperm(x.size(0))).to(x.device());
+}
+
+void negativeTensorsOwnDevice(Net model, torch::optim::SGD &opt, torch::Tensor x) {
+  for (int i = 0; i < 100; ++i) {
+    auto batch = permuteRowsOnHost(x);
+    opt.zero_grad();
+    auto loss = model->forward(batch).sum();
+    loss.backward();
+    opt.step();
+    std::printf("%f\n", loss.item<float>());
+    // ALL: :[[@LINE-1]]:30: warning: 'item()' synchronizes the host with the device on every iteration
+  }
+}
+
 // The helper's switch is a parameter the caller computes per step: an interval guard.
 void logIf(bool now, const torch::Tensor &loss) {
   if (now)

@@ -1,6 +1,9 @@
 // Checks that report an absence (no zero_grad(), no no-grad guard, no train(), no detach) stay
 // silent in a function whose body holds code the parser could not understand: the missing call
 // may be what the compiler lost. Intact functions of the same broken TU are still analyzed.
+// Plain CHECKs in source order (diagnostics come sorted by location): FileCheck does not apply
+// --implicit-check-not between or after CHECK-DAG matches, so a DAG list would let any other
+// warning pass.
 // RUN: not %tidy --checks='-*,torch-backward-without-zero-grad,torch-eval-without-no-grad,torch-train-not-restored-after-eval,torch-hidden-state-not-detached' %s -- %torch_flags 2>&1 | FileCheck --implicit-check-not='warning:' %s
 
 #include <torch/torch.h>
@@ -10,7 +13,7 @@
 // An optimizer of a misspelled type: its zero_grad() call is lost with it.
 void brokenOptimizerType(torch::nn::Linear &model, const std::vector<torch::Tensor> &batches) {
   torch::optim::SGDD opt(model->parameters(), 0.1);
-  // CHECK-DAG: :[[@LINE-1]]:17: error: no member named 'SGDD' in namespace 'torch::optim'
+  // CHECK: :[[@LINE-1]]:17: error: no member named 'SGDD' in namespace 'torch::optim'
   torch::optim::SGD sgd(model->parameters(), 0.1);
   for (const auto &x : batches) {
     opt.zero_grad();
@@ -25,7 +28,7 @@ void misspelledZeroGrad(torch::nn::Linear &model, const std::vector<torch::Tenso
   torch::optim::SGD opt(model->parameters(), 0.1);
   for (const auto &x : batches) {
     opt.zero_gard();
-    // CHECK-DAG: :[[@LINE-1]]:9: error: no member named 'zero_gard' in 'torch::optim::SGD'
+    // CHECK: :[[@LINE-1]]:9: error: no member named 'zero_gard' in 'torch::optim::SGD'
     auto loss = model->forward(x).sum();
     loss.backward();
     opt.step();
@@ -36,7 +39,7 @@ void misspelledZeroGrad(torch::nn::Linear &model, const std::vector<torch::Tenso
 float brokenGuard(torch::nn::Linear &model, const std::vector<torch::Tensor> &batches) {
   model->eval();
   torch::NoGradGuardd no_grad;
-  // CHECK-DAG: :[[@LINE-1]]:10: error: no type named 'NoGradGuardd' in namespace 'torch'
+  // CHECK: :[[@LINE-1]]:10: error: no type named 'NoGradGuardd' in namespace 'torch'
   float sum = 0;
   for (const auto &x : batches)
     sum += model->forward(x).sum().item<float>();
@@ -49,7 +52,7 @@ void intactTrainingLoop(torch::nn::Linear &model, const std::vector<torch::Tenso
   for (const auto &x : batches) {
     auto loss = model->forward(x).sum();
     loss.backward();
-    // CHECK-DAG: :[[@LINE-1]]:5: warning: backward() accumulates into gradients that are never zeroed {{.*}} [torch-backward-without-zero-grad]
+    // CHECK: :[[@LINE-1]]:5: warning: backward() accumulates into gradients that are never zeroed {{.*}} [torch-backward-without-zero-grad]
     opt.step();
   }
 }
@@ -59,6 +62,6 @@ float intactEvaluation(torch::nn::Linear &model, const std::vector<torch::Tensor
   float sum = 0;
   for (const auto &x : batches)
     sum += model->forward(x).sum().item<float>();
-  // CHECK-DAG: :[[@LINE-1]]:12: warning: model forward runs with autograd enabled in an evaluation loop{{.*}} [torch-eval-without-no-grad]
+  // CHECK: :[[@LINE-1]]:12: warning: model forward runs with autograd enabled in an evaluation loop{{.*}} [torch-eval-without-no-grad]
   return sum;
 }

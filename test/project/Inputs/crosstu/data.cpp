@@ -13,3 +13,8 @@ std::vector<Batch> host_batches(int n) {
     out.emplace_back(torch::randn({16, 8}), torch::randn({16, 1}));
   return out;
 }
+
+torch::Tensor shuffled_rows(const torch::Tensor &x) {
+  TORCH_CHECK(x.device().is_cpu(), "expects a CPU tensor");
+  return x.index_select(0, torch::randperm(x.size(0))).to(x.device());
+}
