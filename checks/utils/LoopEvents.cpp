@@ -129,22 +129,28 @@ unsigned runsPer(const Stmt *S, const Stmt *Loop, AutogradModel *M, ASTContext &
       for (const Stmt *Sibling : CS->body()) {
         if (Sibling == C)
           break;
-        if (!M) {
-          if (isa<IfStmt, SwitchStmt>(Sibling) && !match(findAll(returnStmt()), *Sibling, Ctx).empty())
-            return 0;
+        const auto *If = dyn_cast<IfStmt>(Sibling);
+        const Stmt *Then = If ? If->getThen() : nullptr;
+        if (const auto *Block = dyn_cast_or_null<CompoundStmt>(Then); Block && Block->size() == 1)
+          Then = Block->body_front();
+        // `if (i % k != 0) continue;` (or `return;`, in a helper) before the statement selects
+        // every k-th iteration.
+        const Expr *CondE = If ? If->getCond()->IgnoreParenImpCasts() : nullptr;
+        const auto *Cond = dyn_cast_or_null<BinaryOperator>(CondE);
+        unsigned K = 0;
+        if (If && !If->getElse() && isa<ContinueStmt, ReturnStmt>(Then))
+          K = Cond && Cond->getOpcode() == BO_NE
+                  ? std::max(moduloInterval(Cond->getLHS(), Ctx), moduloInterval(Cond->getRHS(), Ctx))
+                  : moduloInterval(CondE, Ctx);
+        if (M) {
+          Every = std::max(Every, K);
           continue;
         }
-        // `if (i % k != 0) continue;` before the statement selects every k-th iteration.
-        const auto *If = dyn_cast<IfStmt>(Sibling);
-        if (!If || If->getElse())
-          continue;
-        const Stmt *Then = If->getThen();
-        if (const auto *Block = dyn_cast<CompoundStmt>(Then); Block && Block->size() == 1)
-          Then = Block->body_front();
-        const auto *Cond = dyn_cast<BinaryOperator>(If->getCond()->IgnoreParenImpCasts());
-        if (isa<ContinueStmt>(Then) && Cond && Cond->getOpcode() == BO_NE)
-          if (unsigned K = std::max(moduloInterval(Cond->getLHS(), Ctx), moduloInterval(Cond->getRHS(), Ctx)))
-            Every = std::max(Every, K);
+        // An early return only while a threshold holds (`if (buffer.size() < batch) return;`, a
+        // warm-up) leaves every later call to run, as a loop's own walk takes it.
+        bool Threshold = Cond && Cond->isRelationalOp() && !If->getElse() && !If->getInit() && K == 0;
+        if (isa<IfStmt, SwitchStmt>(Sibling) && !Threshold && !match(findAll(returnStmt()), *Sibling, Ctx).empty())
+          return 0;
       }
     }
   }

@@ -337,6 +337,32 @@ void negativeSwitchFromCaller(Net model, torch::optim::SGD &opt, torch::Device d
   }
 }
 
+// An interval guard written as an early return in the helper: every hundredth step.
+struct Logger {
+  int64_t step = 0;
+  void log(const torch::Tensor &loss) {
+    if (step++ % 100 != 0)
+      return;
+    std::printf("%f\n", loss.item<float>());
+  }
+  void logEvery50(const torch::Tensor &loss) {
+    if (step % 50)
+      return;
+    std::cout << loss << "\n";
+  }
+};
+
+void negativeEarlyReturnInterval(Net model, torch::optim::SGD &opt, torch::Device device, torch::Tensor x, Logger &log) {
+  for (int64_t i = 0; i < 100; ++i) {
+    opt.zero_grad();
+    auto loss = model->forward(x.to(device)).sum();
+    loss.backward();
+    opt.step();
+    log.log(loss);
+    log.logEvery50(loss);
+  }
+}
+
 // The device is chosen two calls up; the step and its sync are in helpers.
 void stepOnce(Net &model, torch::optim::SGD &opt, torch::Tensor x) {
   opt.zero_grad();

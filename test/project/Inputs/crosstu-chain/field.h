@@ -16,3 +16,10 @@ struct FieldImpl : torch::nn::Module {
 TORCH_MODULE(Field);
 
 torch::Tensor render(Field &field, const torch::Tensor &rays, bool fine);
+
+// Early returns before the call (render.cpp): a warm-up leaves every later call to encode; an
+// interval guard written as an early return selects every hundredth step.
+torch::Tensor encodeAfterWarmup(const torch::Tensor &x, int64_t n);
+torch::Tensor encodeEvery100(const torch::Tensor &x, int64_t n);
+torch::Tensor renderAfterWarmup(const torch::Tensor &rays);
+torch::Tensor renderLogged(const torch::Tensor &rays, int64_t step);
