@@ -616,7 +616,10 @@ TEST_F(AutogradModelTest, DestinationOf) {
   // The functional cast is a user of its own only when nothing past copies is climbed.
   EXPECT_EQ(Of("floor", Through::Copies).K, Destination::Used);
   EXPECT_EQ(Of("floor", Through::Conversions).K, Destination::Discarded);
-  EXPECT_EQ(Of("sqrt").K, Destination::Argument);
+  ValueDestination Operand = Of("sqrt");
+  EXPECT_EQ(Operand.K, Destination::Argument);
+  EXPECT_EQ(Operand.Site, callOf("mse_loss", "destinations"));
+  EXPECT_EQ(Operand.Value->IgnoreImplicit(), callOf("sqrt", "destinations"));
   EXPECT_EQ(Of("neg").K, Destination::Returned);
 }
 
