@@ -69,53 +69,41 @@ Fate fateOf(const Expr *Call, const Stmt *Scope, AutogradModel &Model) {
     Kept.Derived = false;
     return Model.fateOf(V, Kept) == ValueFate::Escapes ? Fate::Kept : Fate::Scratch;
   };
-  const Stmt *Child = Call;
-  for (unsigned Steps = 0; Steps < 32; ++Steps) {
-    DynTypedNode User = valueUser(cast<Expr>(Child), Ctx, &Child);
-    if (const auto *V = User.get<VarDecl>())
-      return FateOfLocal(V);
-    const auto *P = User.get<Stmt>();
-    if (!P)
-      return Fate::Scratch;
-    if (isa<ReturnStmt>(P))
-      return Fate::Kept;
-    if (isa<CXXFunctionalCastExpr, MemberExpr>(P) ||
-        (isa<CXXConstructExpr>(P) && isTensorType(cast<Expr>(P)->getType()))) {
-      Child = P;
-      continue;
-    }
-    if (const auto *Used = dyn_cast<CallExpr>(P)) {
-      // Random fills make noise: `torch::empty(...).normal_()`, `torch::bernoulli(torch::full(...))`.
-      const FunctionDecl *Callee = Used->getDirectCallee();
-      if (Callee && Callee->getIdentifier() && llvm::is_contained(names::RandomFills, Callee->getName()))
-        return Fate::Random;
-      // Other methods of the new tensor (`.to(device)`, `.fill_(v)`, `.t()`) pass a tensor on.
-      if (const auto *Method = dyn_cast<CXXMemberCallExpr>(Used); Method && Method->getCallee() == Child) {
-        if (std::optional<DeviceKind> To = deviceMoveOf(Method, Ctx);
-            To && *To != DeviceKind::Host && hostFactoryCall(Call, Ctx))
-          return Fate::Moved;
-        if (!isTensorType(Method->getType()))
-          return Fate::Scratch;
-        Child = P;
-        continue;
-      }
-    }
-    if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(P); Op && Op->getOperator() == OO_Equal &&
-                                                           Op->getNumArgs() == 2 && Op->getArg(1) == Child) {
-      const auto *To = dyn_cast<DeclRefExpr>(Op->getArg(0)->IgnoreParenImpCasts());
-      const auto *V = To ? dyn_cast<VarDecl>(To->getDecl()) : nullptr;
-      return V ? FateOfLocal(V) : Fate::Kept;
-    }
-    // Into a container, a pair or tuple, an aggregate: kept with it.
-    auto Stores = expr(anyOf(cxxMemberCallExpr(callee(cxxMethodDecl(
-                                 hasAnyName("push_back", "emplace_back", "push_front", "emplace_front", "insert",
-                                            "emplace", "push", "assign", "insert_or_assign")))),
-                             callExpr(callee(functionDecl(hasAnyName("::std::make_pair", "::std::make_tuple",
-                                                                     "::std::move")))),
-                             initListExpr(hasType(recordDecl()))));
-    return match(Stores, *P, Ctx).empty() ? Fate::Scratch : Fate::Kept;
+  auto Random = [](const Stmt *S) {
+    const auto *Used = dyn_cast_or_null<CallExpr>(S);
+    const FunctionDecl *Callee = Used ? Used->getDirectCallee() : nullptr;
+    return Callee && Callee->getIdentifier() && llvm::is_contained(names::RandomFills, Callee->getName());
+  };
+  // Other methods of the new tensor (`.to(device)`, `.fill_(v)`, `.t()`) pass a tensor on.
+  std::optional<Fate> Stop;
+  ValueDestination D = Model.destinationOf(Call, Through::Conversions, [&](const CXXMemberCallExpr *Method) {
+    std::optional<DeviceKind> To = deviceMoveOf(Method, Ctx);
+    if (Random(Method) || (To && *To != DeviceKind::Host && hostFactoryCall(Call, Ctx)))
+      Stop = Random(Method) ? Fate::Random : Fate::Moved;
+    else if (!isTensorType(Method->getType()))
+      Stop = Fate::Scratch;
+    return !Stop;
+  });
+  // Random fills make noise: `torch::empty(...).normal_()`, `torch::bernoulli(torch::full(...))`.
+  if (Stop || Random(D.Site))
+    return Stop ? *Stop : Fate::Random;
+  if (D.K == Destination::Variable)
+    return FateOfLocal(D.Var);
+  if (D.K == Destination::Returned)
+    return Fate::Kept;
+  if (D.K == Destination::Assigned) {
+    const auto *To = dyn_cast<DeclRefExpr>(D.Target->IgnoreParenImpCasts());
+    const auto *V = To ? dyn_cast<VarDecl>(To->getDecl()) : nullptr;
+    return V ? FateOfLocal(V) : Fate::Kept;
   }
-  return Fate::Scratch;
+  // Into a container, a pair or tuple, an aggregate: kept with it.
+  auto Stores = expr(anyOf(cxxMemberCallExpr(callee(cxxMethodDecl(
+                               hasAnyName("push_back", "emplace_back", "push_front", "emplace_front", "insert",
+                                          "emplace", "push", "assign", "insert_or_assign")))),
+                           callExpr(callee(functionDecl(hasAnyName("::std::make_pair", "::std::make_tuple",
+                                                                   "::std::move")))),
+                           initListExpr(hasType(recordDecl()))));
+  return D.Site && !match(Stores, *D.Site, Ctx).empty() ? Fate::Kept : Fate::Scratch;
 }
 
 } // namespace

@@ -80,7 +80,8 @@ bool mentions(const Expr *E, const Expr *Acc, ASTContext &Ctx) {
 /// fresh value (the first piece), and nothing else reads it but shape queries. A reset on
 /// every iteration or a trim bounds it; another read means each iteration needs the whole
 /// concatenation (DenseNet blocks, autoregressive decoding).
-bool growsUnbounded(const Expr *Acc, const Stmt *Scope, ASTContext &Ctx) {
+bool growsUnbounded(const Expr *Acc, const Stmt *Scope, AutogradModel &Model) {
+  ASTContext &Ctx = Model.context();
   llvm::SmallPtrSet<const Expr *, 8> Accounted;
   auto Assignments = match(findAll(expr(anyOf(cxxOperatorCallExpr(hasOverloadedOperatorName("=")),
                                               binaryOperator(hasOperatorName("=")))).bind("a")),
@@ -101,7 +102,8 @@ bool growsUnbounded(const Expr *Acc, const Stmt *Scope, ASTContext &Ctx) {
     const auto *Use = B.getNodeAs<Expr>("use");
     if (Accounted.count(Use) || !sameEntity(Use, Acc, Ctx))
       continue;
-    const auto *Member = valueUser(Use, Ctx).get<MemberExpr>();
+    ValueDestination D = Model.destinationOf(Use, Through::Copies);
+    const auto *Member = D.K == Destination::Object ? cast<MemberExpr>(D.Site) : nullptr;
     bool ShapeQuery = Member && Member->getMemberDecl()->getIdentifier() &&
                       llvm::is_contained({StringRef("defined"), StringRef("size"), StringRef("sizes"),
                                           StringRef("numel"), StringRef("dim")},
@@ -141,7 +143,7 @@ void CatInLoopCheck::check(const MatchFinder::MatchResult &Result) {
   const CallExpr *Via = nullptr;
   const Stmt *Loop = Model.enclosingLoop(Assign);
   if (Loop) {
-    if (!Model.outlivesIteration(Root, Loop) || !growsUnbounded(Acc, loopBody(Loop), Ctx))
+    if (!Model.outlivesIteration(Root, Loop) || !growsUnbounded(Acc, loopBody(Loop), Model))
       return;
   } else {
     // A helper that grows what its callers keep: a field, a global, a reference parameter, a
@@ -150,7 +152,7 @@ void CatInLoopCheck::check(const MatchFinder::MatchResult &Result) {
     bool Kept = isa<FieldDecl>(Root) ||
                 (VD && (VD->hasGlobalStorage() || (isa<ParmVarDecl>(VD) && VD->getType()->isReferenceType()) ||
                         (!isa<ParmVarDecl>(VD) && VD->getDeclContext() != Fn)));
-    if (!Kept || !growsUnbounded(Acc, Fn->getBody(), Ctx))
+    if (!Kept || !growsUnbounded(Acc, Fn->getBody(), Model))
       return;
     LoopSite Site = Model.loopKeeping(Assign, Root);
     if (!Site.Loop)

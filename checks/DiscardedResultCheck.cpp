@@ -2,7 +2,6 @@
 
 #include "utils/AutogradModel.h"
 
-#include "clang/AST/StmtCXX.h"
 #include "clang/Lex/Lexer.h"
 
 using namespace clang;
@@ -67,19 +66,6 @@ bool namesExistingTensor(const Expr *Object) {
   return false;
 }
 
-/// Whether the value of \p E is thrown away: \p E is a statement of its own (a block's, a
-/// branch's or a loop body's) or the left operand of a comma. `(void)` casts say it is meant.
-bool isDiscarded(const Expr *E, ASTContext &Ctx) {
-  const Stmt *Child = nullptr;
-  const Stmt *P = valueUser(E, Ctx, &Child).get<Stmt>();
-  if (!P)
-    return false;
-  if (const auto *BO = dyn_cast<BinaryOperator>(P))
-    return BO->isCommaOp() && BO->getLHS() == Child;
-  return isa<CompoundStmt, IfStmt, ForStmt, CXXForRangeStmt, WhileStmt, DoStmt, SwitchCase, LabelStmt,
-             AttributedStmt>(P);
-}
-
 /// A local tensor handle (variable or by-value parameter) that `x = x.op(...)` can rebind
 /// without touching any other handle of the same tensor, or a parameter `Tensor &x` through
 /// which the caller's handle is rebound (what a caller that hands it over expects changed).
@@ -127,7 +113,9 @@ void DiscardedResultCheck::check(const MatchFinder::MatchResult &Result) {
   CallShape Shape = Model.callShape(Call);
   const CXXMethodDecl *Method = outOfPlaceMethod(Shape);
   const Expr *Object = Shape.Object;
-  if (!Method || !namesExistingTensor(Object) || !isDiscarded(Call, Ctx))
+  // `(void)` casts say the result is dropped on purpose.
+  if (!Method || !namesExistingTensor(Object) ||
+      Model.destinationOf(Call, Through::Copies).K != Destination::Discarded)
     return;
   const FunctionDecl *Fn = enclosingFunction(Call, Ctx);
   if (Fn && Fn->isDependentContext() && !isUninstantiatedPattern(Fn))

@@ -86,49 +86,20 @@ public:
 
   /// Where the tensor \p E (or a view of it) leaves the buffer's lifetime, or null.
   const Stmt *from(const Expr *E, unsigned Depth = 0) {
-    const Stmt *Child = E;
-    for (unsigned Steps = 0; Steps < 16; ++Steps) {
-      DynTypedNode Parent = valueUser(cast<Expr>(Child), Ctx, &Child);
-      if (const auto *Ret = Parent.get<ReturnStmt>())
-        return Ret;
-      if (const auto *VD = Parent.get<VarDecl>())
-        return Depth < 2 ? throughVariable(VD, Depth) : nullptr;
-      const auto *PE = Parent.get<Expr>();
-      if (!PE)
-        return nullptr;
-      if (const auto *ME = dyn_cast<MemberExpr>(PE)) {
-        // A method of the tensor: views keep pointing into the buffer, everything else copies.
-        const auto *Method = dyn_cast<CXXMethodDecl>(ME->getMemberDecl());
-        if (!Method || !Method->getIdentifier() || !llvm::is_contained(names::ViewOps, Method->getName()))
-          return nullptr;
-        Child = valueUser(ME, Ctx).get<CallExpr>();
-        if (!Child)
-          return nullptr;
-        continue;
-      }
-      if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(PE)) {
-        if (Op->getOperator() == OO_Equal && Op->getNumArgs() == 2 && Op->getArg(1) == Child)
-          return outlives(Op->getArg(0), Op) ? Op : nullptr;
-        return nullptr; // arithmetic makes a new tensor
-      }
-      if (const auto *Call = dyn_cast<CXXMemberCallExpr>(PE)) {
-        // A store into a container of tensors (the model's containerStore): a user method of
-        // the same name may copy the tensor (a rollout storage's `insert(t)` doing `buf.copy_(t)`).
-        if (M.containerStore(Call))
-          return outlives(Call->getImplicitObjectArgument(), Call) ? Call : nullptr;
-        return nullptr;
-      }
-      if (const auto *Call = dyn_cast<CallExpr>(PE)) {
-        const FunctionDecl *FD = Call->getDirectCallee();
-        if (!FD || !FD->isInStdNamespace() || !FD->getIdentifier() ||
-            (FD->getName() != "make_pair" && FD->getName() != "make_tuple"))
-          return nullptr;
-      } else if (!isa<CXXConstructExpr, InitListExpr, CXXFunctionalCastExpr>(PE)) {
-        return nullptr;
-      }
-      Child = PE;
-    }
-    return nullptr;
+    // Views keep pointing into the buffer, every other method copies.
+    ValueDestination D = M.destinationOf(E, Through::Aggregates, [](const CXXMemberCallExpr *Call) {
+      const CXXMethodDecl *Method = Call->getMethodDecl();
+      return Method && Method->getIdentifier() && llvm::is_contained(names::ViewOps, Method->getName());
+    });
+    if (D.K == Destination::Returned)
+      return D.Site;
+    if (D.K == Destination::Variable)
+      return Depth < 2 ? throughVariable(D.Var, Depth) : nullptr;
+    // Stored only into a container of tensors (the model's containerStore): a user method of the
+    // same name may copy the tensor (a rollout storage's `insert(t)` doing `buf.copy_(t)`).
+    bool Keeps = D.K == Destination::Assigned || (D.K == Destination::Stored && isa<CXXMemberCallExpr>(D.Site) &&
+                                                  M.containerStore(cast<Expr>(D.Site)));
+    return Keeps && outlives(D.Target, D.Site) ? D.Site : nullptr;
   }
 
 private:
@@ -195,20 +166,11 @@ private:
   Buffer B;
   const Stmt *Scope = nullptr;
 };
-/// `.clone()` on the from_blob call when \p Site keeps its result directly (a push_back's
-/// argument, an assignment's value, a returned value): nothing else sees the shared memory,
+/// `.clone()` on the from_blob call when \p Site keeps its result, no view between (a push_back's
+/// argument, an assignment's value, a returned value, in a pair): nothing else sees the shared memory,
 /// so a copy changes nothing but its lifetime.
-fixits::Fixes cloneFix(const CallExpr *Blob, const Stmt *Site, ASTContext &Ctx) {
-  const Stmt *Value = Blob;
-  for (unsigned Steps = 0; Steps < 8; ++Steps) {
-    const Stmt *S = valueUser(cast<Expr>(Value), Ctx).get<Stmt>();
-    if (S == Site)
-      return fixits::appendCall(Blob, ".clone()", Ctx);
-    if (!isa_and_nonnull<CXXConstructExpr>(S))
-      return {};
-    Value = S;
-  }
-  return {};
+fixits::Fixes cloneFix(const CallExpr *Blob, const Stmt *Site, AutogradModel &M) {
+  return M.destinationOf(Blob).Site == Site ? fixits::appendCall(Blob, ".clone()", M.context()) : fixits::Fixes();
 }
 } // namespace
 
@@ -243,7 +205,7 @@ void FromBlobDanglingCheck::check(const MatchFinder::MatchResult &Result) {
   diag(Blob->getBeginLoc(),
        "tensor from torch::from_blob over %0 outlives it: the tensor does not own that memory and reads "
        "it after it is freed; consider '.clone()' to give the tensor its own copy")
-      << Name << cloneFix(Blob, Site, *Result.Context);
+      << Name << cloneFix(Blob, Site, M);
   diag(Site->getBeginLoc(), "the tensor is kept here", DiagnosticIDs::Note);
   if (B->Owner)
     diag(B->Owner->getLocation(), "%0 is destroyed at the end of its scope", DiagnosticIDs::Note) << Name;

@@ -26,36 +26,18 @@ struct Keep {
 /// What the value of \p E (a grad_fn() call or a reference to a local holding its result)
 /// ends up in, looking through copies, braced lists and pairs.
 std::optional<Keep> keptBy(const Expr *E, AutogradModel &M) {
-  ASTContext &Ctx = M.context();
-  const Stmt *Child = E;
-  for (unsigned Steps = 0; Steps < 12; ++Steps) {
-    DynTypedNode Parent = valueUser(cast<Expr>(Child), Ctx, &Child);
-    if (const auto *VD = Parent.get<VarDecl>())
-      return VD->isLocalVarDecl() ? std::optional<Keep>(Keep{nullptr, nullptr, false, VD}) : std::nullopt;
-    const auto *PE = Parent.get<Expr>();
-    if (!PE)
-      return std::nullopt;
-    if (const auto *Call = dyn_cast<CallExpr>(PE)) {
-      const auto *Op = dyn_cast<CXXOperatorCallExpr>(Call);
-      if (Op && Op->getOperator() == OO_Equal && Op->getNumArgs() == 2 && Op->getArg(1) == Child) {
-        const Expr *Lhs = Op->getArg(0)->IgnoreParenImpCasts();
-        if (const auto *Sub = dyn_cast<CXXOperatorCallExpr>(Lhs); Sub && Sub->getOperator() == OO_Subscript)
-          return Keep{Op, namedDecl(Sub->getArg(0)), !Sub->getArg(1)->isEvaluatable(Ctx)};
-        return Keep{Op, namedDecl(Lhs), false};
-      }
-      CallShape Shape = M.callShape(Call);
-      if (Shape.Object && llvm::is_contained(names::ContainerStoreMethods, Shape.Name))
-        return Keep{Call, namedDecl(Shape.Object), true};
-      const FunctionDecl *FD = Call->getDirectCallee();
-      if (!FD || !FD->isInStdNamespace() || !FD->getIdentifier() ||
-          (FD->getName() != "make_pair" && FD->getName() != "make_tuple"))
-        return std::nullopt;
-    } else if (!isa<CXXConstructExpr, InitListExpr, CXXFunctionalCastExpr, ParenListExpr>(PE)) {
-      return std::nullopt;
-    }
-    Child = PE;
-  }
-  return std::nullopt;
+  ValueDestination D = M.destinationOf(E);
+  const Expr *Lhs = D.Target ? D.Target->IgnoreParenImpCasts() : nullptr;
+  const auto *Sub = dyn_cast_or_null<CXXOperatorCallExpr>(Lhs);
+  if (D.K == Destination::Variable && D.Var->isLocalVarDecl())
+    return Keep{nullptr, nullptr, false, D.Var};
+  if (D.K == Destination::Stored)
+    return Keep{D.Site, namedDecl(D.Target), true};
+  if (D.K != Destination::Assigned)
+    return std::nullopt;
+  if (Sub && Sub->getOperator() == OO_Subscript)
+    return Keep{D.Site, namedDecl(Sub->getArg(0)), !Sub->getArg(1)->isEvaluatable(M.context())};
+  return Keep{D.Site, namedDecl(Lhs), false};
 }
 
 /// A std::weak_ptr holds no node alive.

@@ -13,20 +13,12 @@ using namespace torchtidy::matchers;
 namespace torchtidy {
 namespace {
 
-/// The local the marked tensor lives in: `loss` in `loss.requires_grad_()` or in
-/// `auto loss = (...).requires_grad_();`.
-const VarDecl *markedVariable(const CXXMemberCallExpr *Mark, ASTContext &Ctx) {
-  if (const auto *VD = dyn_cast_or_null<VarDecl>(namedDecl(Mark->getImplicitObjectArgument())))
-    return VD->isLocalVarDecl() ? VD : nullptr;
-  const auto *VD = valueUser(Mark, Ctx).get<VarDecl>();
+/// The local the marked tensor lives in: `loss` in `loss.requires_grad_()`, or \p Initialized
+/// (`auto loss = (...).requires_grad_();`).
+const VarDecl *markedVariable(const CXXMemberCallExpr *Mark, const VarDecl *Initialized) {
+  const auto *VD = dyn_cast_or_null<VarDecl>(namedDecl(Mark->getImplicitObjectArgument()));
+  VD = VD ? VD : Initialized;
   return VD && VD->isLocalVarDecl() ? VD : nullptr;
-}
-
-/// `loss.requires_grad_(true).backward()`.
-bool backpropagatedAtOnce(const CXXMemberCallExpr *Mark, ASTContext &Ctx) {
-  const auto *ME = valueUser(Mark, Ctx).get<MemberExpr>();
-  const auto *Decl = ME ? ME->getMemberDecl() : nullptr;
-  return Decl && Decl->getIdentifier() && Decl->getName() == "backward";
 }
 
 /// How the cut reads in the message.
@@ -71,8 +63,10 @@ void RequiresGradOnLossCheck::check(const MatchFinder::MatchResult &Result) {
     return;
   // It must be used as a loss (backpropagated or returned), never as an input of a forward or
   // of torch::autograd::grad (gradient penalties, saliency, adversarial inputs).
-  bool Loss = backpropagatedAtOnce(Mark, Ctx);
-  if (const VarDecl *VD = markedVariable(Mark, Ctx)) {
+  ValueDestination D = M.destinationOf(Mark, Through::Copies);
+  const ValueDecl *Then = D.K == Destination::Object ? cast<MemberExpr>(D.Site)->getMemberDecl() : nullptr;
+  bool Loss = Then && Then->getIdentifier() && Then->getName() == "backward"; // `.requires_grad_(true).backward()`
+  if (const VarDecl *VD = markedVariable(Mark, D.Var)) {
     auto Ref = declRefExpr(to(varDecl(equalsNode(VD))));
     auto Input = callExpr(anyOf(moduleForwardCall(), callee(functionDecl(hasName("::torch::autograd::grad")))),
                           hasAnyArgument(anyOf(ignoringImplicit(Ref), hasDescendant(Ref))));

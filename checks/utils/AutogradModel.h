@@ -125,6 +125,29 @@ struct FateQuery {
   bool Derived = true; ///< follow values computed from the held ones; false: copies and moves only
 };
 
+/// What AutogradModel::destinationOf climbs past besides valueUser's carriers: nothing more,
+/// functional casts and constructions of a tensor, or also any construction, braced or
+/// parenthesized list, std::make_pair and std::make_tuple.
+enum class Through { Copies, Conversions, Aggregates };
+enum class Destination {
+  Unknown,   ///< no single parent, or a declaration other than a variable
+  Variable,  ///< initializes Var
+  Returned,  ///< Site: the return
+  Assigned,  ///< the right side of `Target = ...` (operator=); Site: the assignment
+  Stored,    ///< an argument of Target's push_back, insert, emplace, ... (also unresolved); Site: the call
+  Argument,  ///< another operand of the call Site
+  Object,    ///< the object of the member access Site, which does not pass it on
+  Discarded, ///< a statement of its own (a block's, a branch's, a loop's, a label's) or a comma's left side
+  Used,      ///< another node, Site, takes it
+};
+struct ValueDestination {
+  Destination K = Destination::Unknown;
+  const clang::Stmt *Site = nullptr;
+  const clang::Expr *Value = nullptr; ///< Site's child (or Var's initializer) the value arrives as
+  const clang::VarDecl *Var = nullptr;
+  const clang::Expr *Target = nullptr; ///< the assigned side or the container
+};
+
 /// The node taking the value of \p E past the implicit nodes that carry it (casts, parentheses,
 /// temporaries, copies, moves); \p Carried receives its child. Empty at the top and at a node a
 /// template shares with its instantiation.
@@ -337,6 +360,10 @@ public:
                          const clang::Stmt *Write = nullptr);
   /// \p E as a write into a standard container (`c.push_back(v)`, `c[k] = v`), also unresolved.
   std::optional<ContainerStore> containerStore(const clang::Expr *E);
+  /// Where the value of \p E goes: past valueUser's carriers, the nodes \p Carry names, and
+  /// the calls of a method on it that \p PassesOn says hand it on (`t.view(...)`).
+  ValueDestination destinationOf(const clang::Expr *E, Through Carry = Through::Aggregates,
+                                 llvm::function_ref<bool(const clang::CXXMemberCallExpr *)> PassesOn = nullptr);
   /// What becomes of the values \p Holder holds, where \p Q looks.
   ValueFate fateOf(const clang::ValueDecl *Holder, const FateQuery &Q = {});
   /// What the graph-holding values \p Loop writes outside itself feed (until reassigned).

@@ -331,6 +331,51 @@ DynTypedNode valueUser(const Expr *E, ASTContext &Ctx, const Stmt **Carried) {
   return P;
 }
 
+ValueDestination AutogradModel::destinationOf(const Expr *E, Through Carry,
+                                              llvm::function_ref<bool(const CXXMemberCallExpr *)> PassesOn) {
+  using D = Destination;
+  const Stmt *Child = E;
+  for (unsigned Steps = 0; Steps < 32; ++Steps) {
+    DynTypedNode User = valueUser(cast<Expr>(Child), Ctx, &Child);
+    const auto *Value = cast<Expr>(Child);
+    if (const auto *VD = User.get<VarDecl>())
+      return {D::Variable, nullptr, Value, VD};
+    const auto *S = User.get<Stmt>();
+    const auto *PE = dyn_cast_or_null<Expr>(S);
+    const auto *Comma = dyn_cast_or_null<BinaryOperator>(S);
+    if (isa_and_nonnull<CompoundStmt, IfStmt, ForStmt, CXXForRangeStmt, WhileStmt, DoStmt, SwitchCase, LabelStmt,
+                        AttributedStmt>(S) ||
+        (Comma && Comma->isCommaOp() && Comma->getLHS() == Value))
+      return {D::Discarded, S, Value};
+    if (!PE)
+      return {!S ? D::Unknown : isa<ReturnStmt>(S) ? D::Returned : D::Used, S, Value};
+    if (const auto *ME = dyn_cast<MemberExpr>(PE)) {
+      const Stmt *Callee = nullptr;
+      const auto *Call = dyn_cast_or_null<CXXMemberCallExpr>(valueUser(ME, Ctx, &Callee).get<Stmt>());
+      if (!Call || Call->getCallee() != Callee || !PassesOn || !PassesOn(Call))
+        return {D::Object, ME, Value};
+      Child = Call;
+      continue;
+    }
+    const auto *Call = dyn_cast<CallExpr>(PE);
+    if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(PE);
+        Op && Op->getOperator() == OO_Equal && Op->getNumArgs() == 2 && Op->getArg(1) == Value)
+      return {D::Assigned, Op, Value, nullptr, Op->getArg(0)};
+    CallShape Shape = Call ? callShape(Call) : CallShape();
+    if (Shape.Object && llvm::is_contained(names::ContainerStoreMethods, Shape.Name))
+      return {D::Stored, Call, Value, nullptr, Shape.Object};
+    const FunctionDecl *FD = Call ? Call->getDirectCallee() : nullptr;
+    bool Converts = isa<CXXFunctionalCastExpr>(PE) || (isa<CXXConstructExpr>(PE) && isTensorType(PE->getType()));
+    bool Aggregates = isa<CXXConstructExpr, InitListExpr, ParenListExpr>(PE) ||
+                      (FD && FD->isInStdNamespace() && FD->getIdentifier() &&
+                       (FD->getName() == "make_pair" || FD->getName() == "make_tuple"));
+    if (!(Converts && Carry >= Through::Conversions) && !(Aggregates && Carry == Through::Aggregates))
+      return {Call ? D::Argument : D::Used, PE, Value};
+    Child = PE;
+  }
+  return {};
+}
+
 const VarDecl *receivingVariable(const Expr *E, ASTContext &Ctx) {
   auto PointerVariable = [](const Expr *P) { return dyn_cast_or_null<VarDecl>(namedDecl(throughPointer(P))); };
   const Stmt *Child = E;

@@ -423,6 +423,19 @@ void step_by_lambdas(const std::vector<torch::Tensor> &xs) {
   auto held_step = [](torch::Tensor t) { (void)t.sum(); };
   run_steps(xs, held_step);
 }
+// Where a value goes (destinationOf).
+torch::Tensor destinations(std::vector<torch::Tensor> &kept, std::vector<std::pair<torch::Tensor, int>> &pairs,
+                           torch::Tensor x) {
+  torch::Tensor d_var = x.relu();
+  x.abs();
+  kept.push_back(x.sin());
+  d_var = x.cos();
+  pairs.push_back(std::make_pair(x.tan(), 1));
+  auto d_view = x.exp().view({2, 2});
+  torch::Tensor(x.floor());
+  torch::mse_loss(x.sqrt(), x);
+  return x.neg();
+}
 )cpp";
 
 class AutogradModelTest : public ::testing::Test {
@@ -570,6 +583,44 @@ TEST_F(AutogradModelTest, ValueUser) {
   DynTypedNode User = valueUser(M.front().getNodeAs<Expr>("c"), ctx(), &Carried);
   EXPECT_NE(User.get<CXXForRangeStmt>(), nullptr);
   EXPECT_NE(Carried, nullptr);
+}
+
+TEST_F(AutogradModelTest, DestinationOf) {
+  auto Of = [](StringRef Method, Through Carry = Through::Aggregates,
+               llvm::function_ref<bool(const CXXMemberCallExpr *)> PassesOn = nullptr) {
+    const CallExpr *Call = callOf(Method, "destinations");
+    EXPECT_NE(Call, nullptr) << Method.str();
+    return Call ? model().destinationOf(Call, Carry, PassesOn) : ValueDestination();
+  };
+  ValueDestination Init = Of("relu");
+  EXPECT_EQ(Init.K, Destination::Variable);
+  EXPECT_EQ(Init.Var, var("d_var"));
+  EXPECT_EQ(Of("abs").K, Destination::Discarded);
+  ValueDestination Stored = Of("sin");
+  EXPECT_EQ(Stored.K, Destination::Stored);
+  EXPECT_EQ(Stored.Site, callOf("push_back", "destinations"));
+  EXPECT_EQ(torchtidy::namedDecl(Stored.Target)->getName(), "kept");
+  ValueDestination Assigned = Of("cos");
+  EXPECT_EQ(Assigned.K, Destination::Assigned);
+  EXPECT_EQ(torchtidy::namedDecl(Assigned.Target), var("d_var"));
+  // Through the pair into the container; past conversions only, an argument of make_pair.
+  EXPECT_EQ(Of("tan").K, Destination::Stored);
+  ValueDestination InPair = Of("tan", Through::Conversions);
+  EXPECT_EQ(InPair.K, Destination::Argument);
+  EXPECT_EQ(InPair.Site, callOf("make_pair", "destinations"));
+  // A method call passes the value on only where PassesOn says so.
+  EXPECT_EQ(Of("exp").K, Destination::Object);
+  EXPECT_EQ(Of("exp", Through::Copies, [](const CXXMemberCallExpr *C) { return C->getMethodDecl()->getName() == "view"; })
+                .Var,
+            var("d_view"));
+  // The functional cast is a user of its own only when nothing past copies is climbed.
+  EXPECT_EQ(Of("floor", Through::Copies).K, Destination::Used);
+  EXPECT_EQ(Of("floor", Through::Conversions).K, Destination::Discarded);
+  ValueDestination Operand = Of("sqrt");
+  EXPECT_EQ(Operand.K, Destination::Argument);
+  EXPECT_EQ(Operand.Site, callOf("mse_loss", "destinations"));
+  EXPECT_EQ(Operand.Value->IgnoreImplicit(), callOf("sqrt", "destinations"));
+  EXPECT_EQ(Of("neg").K, Destination::Returned);
 }
 
 TEST_F(AutogradModelTest, DecidesBranch) {
