@@ -234,7 +234,7 @@ private:
     if (Q == Leaves && !isTensorClass(MD->getParent())) {
       QualType T = Obj->getType();
       if (Name == "register_parameter")
-        return leaf(boolArgument(MCE, 2, Ctx) ? MaybeLeaf(LeafFact{LeafKind::Parameter, MCE}) : std::nullopt);
+        return leaf(boolArgument(MCE, 2, Ctx) == true ? MaybeLeaf(LeafFact{LeafKind::Parameter, MCE}) : std::nullopt);
       if ((isRecord(T, "::std::vector") && (Name == "at" || Name == "front" || Name == "back")) ||
           (isOrderedDict(T) && Name == "at") || (isOrderedDictItem(T) && Name == "value"))
         return leaf(holder(Obj, ReadAt, Depth + 1));

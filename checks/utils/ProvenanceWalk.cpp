@@ -17,7 +17,7 @@ using namespace clang::ast_matchers;
 
 namespace torchtidy {
 
-bool boolArgument(const CallExpr *CE, unsigned Index, ASTContext &Ctx) {
+std::optional<bool> boolArgument(const CallExpr *CE, unsigned Index, ASTContext &Ctx) {
   if (CE->getNumArgs() <= Index || isa<CXXDefaultArgExpr>(CE->getArg(Index)))
     return true;
   const Expr *Arg = CE->getArg(Index)->IgnoreImplicit();
@@ -25,13 +25,15 @@ bool boolArgument(const CallExpr *CE, unsigned Index, ASTContext &Ctx) {
   if (const auto *Construct = dyn_cast<CXXConstructExpr>(Arg); Construct && Construct->getNumArgs() == 1)
     Arg = Construct->getArg(0);
   bool Value = false;
-  return !Arg->isValueDependent() && Arg->EvaluateAsBooleanCondition(Value, Ctx) && Value;
+  if (Arg->isValueDependent() || Arg->isTypeDependent() || !Arg->EvaluateAsBooleanCondition(Value, Ctx))
+    return std::nullopt;
+  return Value;
 }
 
 bool requestsGrad(const CallExpr *CE, ASTContext &Ctx) {
   const FunctionDecl *FD = CE->getDirectCallee();
   if (FD && FD->getIdentifier() && FD->getName() == "make_variable")
-    return CE->getNumArgs() >= 2 && !isa<CXXDefaultArgExpr>(CE->getArg(1)) && boolArgument(CE, 1, Ctx);
+    return CE->getNumArgs() >= 2 && !isa<CXXDefaultArgExpr>(CE->getArg(1)) && boolArgument(CE, 1, Ctx) == true;
   llvm::SmallVector<const Stmt *, 2> Options = {CE};
   for (const Expr *Arg : CE->arguments())
     if (const auto *DRE = dyn_cast<DeclRefExpr>(Arg->IgnoreUnlessSpelledInSource()))
@@ -40,8 +42,9 @@ bool requestsGrad(const CallExpr *CE, ASTContext &Ctx) {
         Options.push_back(VD->getInit());
   auto Flag = callExpr(callee(functionDecl(hasName("requires_grad")))).bind("flag");
   return llvm::any_of(Options, [&](const Stmt *S) {
-    return llvm::any_of(match(findAll(Flag), *S, Ctx),
-                        [&](const BoundNodes &B) { return boolArgument(B.getNodeAs<CallExpr>("flag"), 0, Ctx); });
+    return llvm::any_of(match(findAll(Flag), *S, Ctx), [&](const BoundNodes &B) {
+      return boolArgument(B.getNodeAs<CallExpr>("flag"), 0, Ctx) == true;
+    });
   });
 }
 
@@ -54,13 +57,7 @@ std::optional<bool> markFlag(const CallExpr *Mark, ASTContext &Ctx) {
     return std::nullopt;
   if (!isMarkName(Name) || Name == "detach_")
     return Name == "detach_" ? std::optional(false) : std::nullopt;
-  if (Mark->getNumArgs() == 0 || isa<CXXDefaultArgExpr>(Mark->getArg(0)))
-    return Mark->getNumArgs() != 0 || Name == "requires_grad_";
-  const Expr *Arg = Mark->getArg(0)->IgnoreImplicit();
-  bool Value = false;
-  if (Arg->isValueDependent() || Arg->isTypeDependent() || !Arg->EvaluateAsBooleanCondition(Value, Ctx))
-    return std::nullopt;
-  return Value;
+  return Mark->getNumArgs() == 0 ? Name == "requires_grad_" : boolArgument(Mark, 0, Ctx);
 }
 
 bool isParameterFieldName(StringRef Name) {

@@ -74,9 +74,9 @@ const clang::Expr *strip(const clang::Expr *E);
 /// The range-for loop whose loop variable \p VD is, if any.
 const clang::CXXForRangeStmt *rangeForOf(const clang::VarDecl *VD, clang::ASTContext &Ctx);
 
-/// The boolean argument \p Index of \p CE: true when defaulted, false when not a constant
+/// The boolean argument \p Index of \p CE: true when defaulted, nothing when not a constant
 /// (a runtime flag may well be false; precision first).
-bool boolArgument(const clang::CallExpr *CE, unsigned Index, clang::ASTContext &Ctx);
+std::optional<bool> boolArgument(const clang::CallExpr *CE, unsigned Index, clang::ASTContext &Ctx);
 /// Whether the factory call \p CE asks for grad: requires_grad(true) among its options, written
 /// in the call or in the initializer of a TensorOptions local it passes; make_variable(t, true).
 bool requestsGrad(const clang::CallExpr *CE, clang::ASTContext &Ctx);
