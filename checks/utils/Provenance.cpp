@@ -530,21 +530,14 @@ private:
       return R;
     auto Ref = ignoringImplicit(declRefExpr(to(varDecl(equalsNode(VD)))));
     auto RefOrAddress = anyOf(Ref, unaryOperator(hasOperatorName("&"), hasUnaryOperand(Ref)));
-    for (const BoundNodes &B : match(findAll(callExpr(hasAnyArgument(RefOrAddress)).bind("call")), *FD->getBody(), Ctx)) {
+    auto Passing = callExpr(forEachArgumentWithParam(RefOrAddress, parmVarDecl().bind("parm"))).bind("call");
+    for (const BoundNodes &B : match(findAll(Passing), *FD->getBody(), Ctx)) {
       const auto *Call = B.getNodeAs<CallExpr>("call");
       const FunctionDecl *Callee = Call->getDirectCallee();
-      if (!Callee || Callee->getDefinition() || isInSystemHeader(Callee))
-        continue;
-      uint32_t Out = M.index()->graphOutParamsOf(Callee);
-      for (const Expr *Arg : Call->arguments()) {
-        const Expr *Passed = Arg->IgnoreImplicit();
-        if (const auto *Address = dyn_cast<UnaryOperator>(Passed); Address && Address->getOpcode() == UO_AddrOf)
-          Passed = Address->getSubExpr()->IgnoreImplicit();
-        const auto *Named = dyn_cast<DeclRefExpr>(Passed);
-        const ParmVarDecl *Parm = Named && Named->getDecl() == VD ? parameterFor(Call, Callee, Arg) : nullptr;
-        if (Parm && Parm->getFunctionScopeIndex() < 32 && (Out & (1u << Parm->getFunctionScopeIndex())))
-          R = join(R, {TensorOrigin::GraphAttached, Call});
-      }
+      unsigned Index = B.getNodeAs<ParmVarDecl>("parm")->getFunctionScopeIndex();
+      if (Callee && !Callee->getDefinition() && !isInSystemHeader(Callee) && Index < 32 &&
+          (M.index()->graphOutParamsOf(Callee) & (1u << Index)))
+        R = join(R, {TensorOrigin::GraphAttached, Call});
     }
     return R;
   }
