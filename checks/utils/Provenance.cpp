@@ -436,19 +436,6 @@ private:
     return R;
   }
 
-  /// Asked for cuts, a parameter: as attached as what the calls pass for it (see arguments).
-  OriginResult parameter(const ParmVarDecl *Parm, unsigned Depth) {
-    OriginResult R;
-    if (!enter(Parm))
-      return R;
-    arguments(Parm, [&](const Expr *Arg, const CallExpr *) {
-      R = join(R, classify(Arg, Depth + 1));
-      return false;
-    });
-    leave(Parm);
-    return R;
-  }
-
   /// Parameters of a module: linear->weight, conv->bias, this->weight inside the module. A tensor
   /// field of a local struct (`pred.logits`): the assignments to it that reach the read, else
   /// (with the index) a function of another TU the struct is handed to that writes its fields.
@@ -481,8 +468,18 @@ private:
   /// A local at \p Use: the most attached of its definitions that reach it (initializer,
   /// assignments, marks; asked for cuts, of any type, and what is inserted into it).
   OriginResult var(const VarDecl *VD, const Expr *Use, unsigned Depth) {
-    if (const auto *Parm = dyn_cast_or_null<ParmVarDecl>(VD); Parm && Q == Cuts)
-      return parameter(Parm, Depth);
+    // Asked for cuts, a parameter: as attached as what the calls pass for it (see arguments).
+    if (const auto *Parm = dyn_cast_or_null<ParmVarDecl>(VD); Parm && Q == Cuts) {
+      OriginResult R;
+      if (!enter(Parm))
+        return R;
+      arguments(Parm, [&](const Expr *Arg, const CallExpr *) {
+        R = join(R, classify(Arg, Depth + 1));
+        return false;
+      });
+      leave(Parm);
+      return R;
+    }
     // `for (auto &p : model->parameters())`: every element is a parameter (see listsParameters).
     const CXXForRangeStmt *For = VD && Q != Cuts ? rangeForOf(VD, Ctx) : nullptr;
     const auto *MCE = For ? dyn_cast<CXXMemberCallExpr>(For->getRangeInit()->IgnoreUnlessSpelledInSource()) : nullptr;
