@@ -22,6 +22,46 @@ namespace {
 
 // ---- origin --------------------------------------------------------------------------------
 
+/// The range-for loop whose loop variable \p VD is, if any.
+const CXXForRangeStmt *rangeForOf(const VarDecl *VD, ASTContext &Ctx) {
+  const auto *DS = parentOf(VD, Ctx).get<DeclStmt>();
+  const auto *For = DS ? parentOf(DS, Ctx).get<CXXForRangeStmt>() : nullptr;
+  return For && For->getLoopVarStmt() == DS ? For : nullptr;
+}
+
+/// Whether the factory call \p CE asks for grad: requires_grad(true) among its options, written
+/// in the call or in the initializer of a TensorOptions local it passes; make_variable(t, true).
+bool requestsGrad(const CallExpr *CE, ASTContext &Ctx) {
+  const FunctionDecl *FD = CE->getDirectCallee();
+  if (FD && FD->getIdentifier() && FD->getName() == "make_variable")
+    return CE->getNumArgs() >= 2 && !isa<CXXDefaultArgExpr>(CE->getArg(1)) && boolArgument(CE, 1, Ctx) == true;
+  llvm::SmallVector<const Stmt *, 2> Options = {CE};
+  for (const Expr *Arg : CE->arguments())
+    if (const auto *DRE = dyn_cast<DeclRefExpr>(Arg->IgnoreUnlessSpelledInSource()))
+      if (const auto *VD = dyn_cast<VarDecl>(DRE->getDecl());
+          VD && VD->getInit() && isSameOrDerivedFrom(recordOf(VD->getType()), names::TensorOptions))
+        Options.push_back(VD->getInit());
+  auto Flag = callExpr(callee(functionDecl(hasName("requires_grad")))).bind("flag");
+  return llvm::any_of(Options, [&](const Stmt *S) {
+    return llvm::any_of(match(findAll(Flag), *S, Ctx), [&](const BoundNodes &B) {
+      return boolArgument(B.getNodeAs<CallExpr>("flag"), 0, Ctx) == true;
+    });
+  });
+}
+
+/// Whether \p Call lists a module's or an optimizer's parameters: module->parameters(),
+/// module->named_parameters(), optimizer.parameters(), param_group.params().
+bool listsParameters(const CXXMemberCallExpr *Call) {
+  const CXXMethodDecl *MD = Call->getMethodDecl();
+  if (!MD || !MD->getIdentifier())
+    return false;
+  StringRef Name = MD->getName();
+  QualType ObjType = Call->getImplicitObjectArgument()->getType();
+  return (Name == "parameters" && (isModuleType(ObjType) || isOptimizerType(ObjType))) ||
+         (Name == "named_parameters" && isModuleType(ObjType)) ||
+         (Name == "params" && hasQualifiedName(MD->getParent(), "::torch::optim::OptimizerParamGroup"));
+}
+
 /// Methods and functions whose result never carries a grad_fn: detaching, integer and
 /// boolean results, shape queries.
 bool isNonDifferentiable(StringRef Name) {
@@ -724,8 +764,7 @@ private:
       std::vector<Definition> CtorInits;
       for (const BoundNodes &B : match(decl(eachOf(Function, forEachDescendant(Function))), *D, Ctx)) {
         auto Write = memberExpr(ast_matchers::member(equalsNode(Field)));
-        for (const Definition &Def : definitionsIn(B.getNodeAs<Stmt>("body"), Write, Ctx))
-          Defs.push_back(Def);
+        llvm::append_range(Defs, definitionsIn(B.getNodeAs<Stmt>("body"), Write, Ctx));
         if (const auto *Ctor = B.getNodeAs<CXXConstructorDecl>("fn"))
           for (const CXXCtorInitializer *Init : Ctor->inits())
             if (Init->isWritten() && Init->getMember() == Field)

@@ -1,6 +1,6 @@
 // What the questions of the provenance walk share (ProvenanceWalk.h): the definitions of a
 // variable or field, the ones that reach a point, a function's returns and its callers'
-// arguments; the facts about marks, factories and parameters the questions read; and the
+// arguments; the facts about marks and parameter names the questions read; and the
 // in-place ops that autograd refuses on a leaf that requires grad (AutogradModel::inplaceOp).
 #include "utils/ProvenanceWalk.h"
 #include "utils/AutogradModelImpl.h"
@@ -30,24 +30,6 @@ std::optional<bool> boolArgument(const CallExpr *CE, unsigned Index, ASTContext 
   return Value;
 }
 
-bool requestsGrad(const CallExpr *CE, ASTContext &Ctx) {
-  const FunctionDecl *FD = CE->getDirectCallee();
-  if (FD && FD->getIdentifier() && FD->getName() == "make_variable")
-    return CE->getNumArgs() >= 2 && !isa<CXXDefaultArgExpr>(CE->getArg(1)) && boolArgument(CE, 1, Ctx) == true;
-  llvm::SmallVector<const Stmt *, 2> Options = {CE};
-  for (const Expr *Arg : CE->arguments())
-    if (const auto *DRE = dyn_cast<DeclRefExpr>(Arg->IgnoreUnlessSpelledInSource()))
-      if (const auto *VD = dyn_cast<VarDecl>(DRE->getDecl());
-          VD && VD->getInit() && isSameOrDerivedFrom(recordOf(VD->getType()), names::TensorOptions))
-        Options.push_back(VD->getInit());
-  auto Flag = callExpr(callee(functionDecl(hasName("requires_grad")))).bind("flag");
-  return llvm::any_of(Options, [&](const Stmt *S) {
-    return llvm::any_of(match(findAll(Flag), *S, Ctx), [&](const BoundNodes &B) {
-      return boolArgument(B.getNodeAs<CallExpr>("flag"), 0, Ctx) == true;
-    });
-  });
-}
-
 std::optional<bool> markFlag(const CallExpr *Mark, ASTContext &Ctx) {
   StringRef Name;
   const auto *MD = dyn_cast_or_null<CXXMethodDecl>(Mark->getDirectCallee());
@@ -63,17 +45,6 @@ std::optional<bool> markFlag(const CallExpr *Mark, ASTContext &Ctx) {
 bool isParameterFieldName(StringRef Name) {
   return Name.contains("weight") || Name.contains("bias") ||
          llvm::is_contained({StringRef("w_ih"), StringRef("w_hh"), StringRef("b_ih"), StringRef("b_hh")}, Name);
-}
-
-bool listsParameters(const CXXMemberCallExpr *Call) {
-  const CXXMethodDecl *MD = Call->getMethodDecl();
-  if (!MD || !MD->getIdentifier())
-    return false;
-  StringRef Name = MD->getName();
-  QualType ObjType = Call->getImplicitObjectArgument()->getType();
-  return (Name == "parameters" && (isModuleType(ObjType) || isOptimizerType(ObjType))) ||
-         (Name == "named_parameters" && isModuleType(ObjType)) ||
-         (Name == "params" && hasQualifiedName(MD->getParent(), "::torch::optim::OptimizerParamGroup"));
 }
 
 namespace {
@@ -122,8 +93,7 @@ std::vector<Definition> definitionsOf(const VarDecl *VD, ASTContext &Ctx) {
     Defs.push_back({Definition::Init, Init, nullptr, Init});
   const auto *FD = dyn_cast_or_null<FunctionDecl>(VD->getParentFunctionOrMethod());
   if (FD && FD->hasBody())
-    for (const Definition &D : definitionsIn(FD->getBody(), declRefExpr(to(varDecl(equalsNode(VD)))), Ctx))
-      Defs.push_back(D);
+    llvm::append_range(Defs, definitionsIn(FD->getBody(), declRefExpr(to(varDecl(equalsNode(VD)))), Ctx));
   return Defs;
 }
 
@@ -236,12 +206,6 @@ const Expr *strip(const Expr *E) {
       return E;
   }
   return E;
-}
-
-const CXXForRangeStmt *rangeForOf(const VarDecl *VD, ASTContext &Ctx) {
-  const auto *DS = parentOf(VD, Ctx).get<DeclStmt>();
-  const auto *For = DS ? parentOf(DS, Ctx).get<CXXForRangeStmt>() : nullptr;
-  return For && For->getLoopVarStmt() == DS ? For : nullptr;
 }
 
 // ---- in-place ops --------------------------------------------------------------------------
