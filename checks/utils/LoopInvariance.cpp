@@ -40,18 +40,17 @@ AST_MATCHER(ParmVarDecl, isForwardingReference) {
   const FunctionDecl *Pattern = FD ? FD->getTemplateInstantiationPattern() : nullptr;
   if (!Pattern)
     return false;
-  const ParmVarDecl *Written = nullptr;
-  unsigned Index = Node.getFunctionScopeIndex();
-  for (const ParmVarDecl *P : Pattern->parameters()) {
-    if (P->isParameterPack() || Index-- == 0) {
-      Written = P;
-      break;
-    }
-  }
-  QualType T = Written ? Written->getType() : QualType();
-  if (const auto *Pack = T.isNull() ? nullptr : T->getAs<PackExpansionType>())
+  // The parameter as written: the pack that the instantiated ones from its position on expand.
+  auto Written = llvm::find_if(Pattern->parameters(), [Index = Node.getFunctionScopeIndex()](
+                                                          const ParmVarDecl *P) mutable {
+    return P->isParameterPack() || Index-- == 0;
+  });
+  if (Written == Pattern->parameters().end())
+    return false;
+  QualType T = (*Written)->getType();
+  if (const auto *Pack = T->getAs<PackExpansionType>())
     T = Pack->getPattern();
-  const auto *RRef = T.isNull() ? nullptr : T->getAs<RValueReferenceType>();
+  const auto *RRef = T->getAs<RValueReferenceType>();
   return RRef && RRef->getPointeeType().getUnqualifiedType()->getAs<TemplateTypeParmType>() &&
          !RRef->getPointeeType().hasQualifiers();
 }
@@ -183,11 +182,11 @@ bool AutogradModel::outlivesIteration(const ValueDecl *Container, const Stmt *Lo
   if (!Write) {
     // Emptied by a statement of the loop body itself (not under a condition): nothing survives.
     const auto *Body = dyn_cast_or_null<CompoundStmt>(loopBody(Loop));
-    return !Body || llvm::none_of(emptyingsIn(Container, Body, Ctx), [&](const Stmt *S) {
-      return llvm::any_of(Body->body(), [&](const Stmt *Top) {
-        const auto *E = dyn_cast<Expr>(Top);
-        return (E ? E->IgnoreImplicit() : Top) == S;
-      });
+    if (!Body)
+      return true;
+    llvm::SmallVector<const Stmt *, 2> Clears = emptyingsIn(Container, Body, Ctx);
+    return llvm::none_of(Body->body(), [&](const Stmt *Top) {
+      return isa<Expr>(Top) && llvm::is_contained(Clears, cast<Expr>(Top)->IgnoreImplicit());
     });
   }
   // A write in a lambda or helper of the loop body: the statement of the loop's function

@@ -55,14 +55,10 @@ bool collectWrittenState(const Stmt *Scope, SourceRange Local, const FunctionDec
     // In-place tensor methods are const members of at::Tensor: the analyzer misses them,
     // also on a view of the variable (`outputs.select(0, i).copy_(y)`).
     auto Ref = declRefExpr(to(varDecl(equalsNode(VD))));
-    bool IsWritten =
-        Mutations.isMutated(VD) ||
-        !match(findAll(stmt(anyOf(cxxMemberCallExpr(callee(cxxMethodDecl(matchesName("_$"))),
-                                                     on(expr(anyOf(Ref, hasDescendant(Ref))))),
-                                  callExpr(dependentInPlaceCall(), callee(expr(hasDescendant(Ref))))))),
-               *Scope, Ctx)
-             .empty();
-    if (IsWritten)
+    auto InPlace = stmt(anyOf(
+        cxxMemberCallExpr(callee(cxxMethodDecl(matchesName("_$"))), on(expr(anyOf(Ref, hasDescendant(Ref))))),
+        callExpr(dependentInPlaceCall(), callee(expr(hasDescendant(Ref))))));
+    if (Mutations.isMutated(VD) || !match(findAll(InPlace), *Scope, Ctx).empty())
       Written.insert(VD);
   }
   // A graph-holding member written in the loop outlives the call; in-place tensor methods are

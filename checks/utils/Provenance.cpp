@@ -22,6 +22,46 @@ namespace {
 
 // ---- origin --------------------------------------------------------------------------------
 
+/// The range-for loop whose loop variable \p VD is, if any.
+const CXXForRangeStmt *rangeForOf(const VarDecl *VD, ASTContext &Ctx) {
+  const auto *DS = parentOf(VD, Ctx).get<DeclStmt>();
+  const auto *For = DS ? parentOf(DS, Ctx).get<CXXForRangeStmt>() : nullptr;
+  return For && For->getLoopVarStmt() == DS ? For : nullptr;
+}
+
+/// Whether the factory call \p CE asks for grad: requires_grad(true) among its options, written
+/// in the call or in the initializer of a TensorOptions local it passes; make_variable(t, true).
+bool requestsGrad(const CallExpr *CE, ASTContext &Ctx) {
+  const FunctionDecl *FD = CE->getDirectCallee();
+  if (FD && FD->getIdentifier() && FD->getName() == "make_variable")
+    return CE->getNumArgs() >= 2 && !isa<CXXDefaultArgExpr>(CE->getArg(1)) && boolArgument(CE, 1, Ctx) == true;
+  llvm::SmallVector<const Stmt *, 2> Options = {CE};
+  for (const Expr *Arg : CE->arguments())
+    if (const auto *DRE = dyn_cast<DeclRefExpr>(Arg->IgnoreUnlessSpelledInSource()))
+      if (const auto *VD = dyn_cast<VarDecl>(DRE->getDecl());
+          VD && VD->getInit() && isSameOrDerivedFrom(recordOf(VD->getType()), names::TensorOptions))
+        Options.push_back(VD->getInit());
+  auto Flag = callExpr(callee(functionDecl(hasName("requires_grad")))).bind("flag");
+  return llvm::any_of(Options, [&](const Stmt *S) {
+    return llvm::any_of(match(findAll(Flag), *S, Ctx), [&](const BoundNodes &B) {
+      return boolArgument(B.getNodeAs<CallExpr>("flag"), 0, Ctx) == true;
+    });
+  });
+}
+
+/// Whether \p Call lists a module's or an optimizer's parameters: module->parameters(),
+/// module->named_parameters(), optimizer.parameters(), param_group.params().
+bool listsParameters(const CXXMemberCallExpr *Call) {
+  const CXXMethodDecl *MD = Call->getMethodDecl();
+  if (!MD || !MD->getIdentifier())
+    return false;
+  StringRef Name = MD->getName();
+  QualType ObjType = Call->getImplicitObjectArgument()->getType();
+  return (Name == "parameters" && (isModuleType(ObjType) || isOptimizerType(ObjType))) ||
+         (Name == "named_parameters" && isModuleType(ObjType)) ||
+         (Name == "params" && hasQualifiedName(MD->getParent(), "::torch::optim::OptimizerParamGroup"));
+}
+
 /// Methods and functions whose result never carries a grad_fn: detaching, integer and
 /// boolean results, shape queries.
 bool isNonDifferentiable(StringRef Name) {
@@ -234,7 +274,7 @@ private:
     if (Q == Leaves && !isTensorClass(MD->getParent())) {
       QualType T = Obj->getType();
       if (Name == "register_parameter")
-        return leaf(boolArgument(MCE, 2, Ctx) ? MaybeLeaf(LeafFact{LeafKind::Parameter, MCE}) : std::nullopt);
+        return leaf(boolArgument(MCE, 2, Ctx) == true ? MaybeLeaf(LeafFact{LeafKind::Parameter, MCE}) : std::nullopt);
       if ((isRecord(T, "::std::vector") && (Name == "at" || Name == "front" || Name == "back")) ||
           (isOrderedDict(T) && Name == "at") || (isOrderedDictItem(T) && Name == "value"))
         return leaf(holder(Obj, ReadAt, Depth + 1));
@@ -436,19 +476,6 @@ private:
     return R;
   }
 
-  /// Asked for cuts, a parameter: as attached as what the calls pass for it (see arguments).
-  OriginResult parameter(const ParmVarDecl *Parm, unsigned Depth) {
-    OriginResult R;
-    if (!enter(Parm))
-      return R;
-    arguments(Parm, [&](const Expr *Arg, const CallExpr *) {
-      R = join(R, classify(Arg, Depth + 1));
-      return false;
-    });
-    leave(Parm);
-    return R;
-  }
-
   /// Parameters of a module: linear->weight, conv->bias, this->weight inside the module. A tensor
   /// field of a local struct (`pred.logits`): the assignments to it that reach the read, else
   /// (with the index) a function of another TU the struct is handed to that writes its fields.
@@ -481,8 +508,18 @@ private:
   /// A local at \p Use: the most attached of its definitions that reach it (initializer,
   /// assignments, marks; asked for cuts, of any type, and what is inserted into it).
   OriginResult var(const VarDecl *VD, const Expr *Use, unsigned Depth) {
-    if (const auto *Parm = dyn_cast_or_null<ParmVarDecl>(VD); Parm && Q == Cuts)
-      return parameter(Parm, Depth);
+    // Asked for cuts, a parameter: as attached as what the calls pass for it (see arguments).
+    if (const auto *Parm = dyn_cast_or_null<ParmVarDecl>(VD); Parm && Q == Cuts) {
+      OriginResult R;
+      if (!enter(Parm))
+        return R;
+      arguments(Parm, [&](const Expr *Arg, const CallExpr *) {
+        R = join(R, classify(Arg, Depth + 1));
+        return false;
+      });
+      leave(Parm);
+      return R;
+    }
     // `for (auto &p : model->parameters())`: every element is a parameter (see listsParameters).
     const CXXForRangeStmt *For = VD && Q != Cuts ? rangeForOf(VD, Ctx) : nullptr;
     const auto *MCE = For ? dyn_cast<CXXMemberCallExpr>(For->getRangeInit()->IgnoreUnlessSpelledInSource()) : nullptr;
@@ -530,21 +567,14 @@ private:
       return R;
     auto Ref = ignoringImplicit(declRefExpr(to(varDecl(equalsNode(VD)))));
     auto RefOrAddress = anyOf(Ref, unaryOperator(hasOperatorName("&"), hasUnaryOperand(Ref)));
-    for (const BoundNodes &B : match(findAll(callExpr(hasAnyArgument(RefOrAddress)).bind("call")), *FD->getBody(), Ctx)) {
+    auto Passing = callExpr(forEachArgumentWithParam(RefOrAddress, parmVarDecl().bind("parm"))).bind("call");
+    for (const BoundNodes &B : match(findAll(Passing), *FD->getBody(), Ctx)) {
       const auto *Call = B.getNodeAs<CallExpr>("call");
       const FunctionDecl *Callee = Call->getDirectCallee();
-      if (!Callee || Callee->getDefinition() || isInSystemHeader(Callee))
-        continue;
-      uint32_t Out = M.index()->graphOutParamsOf(Callee);
-      for (const Expr *Arg : Call->arguments()) {
-        const Expr *Passed = Arg->IgnoreImplicit();
-        if (const auto *Address = dyn_cast<UnaryOperator>(Passed); Address && Address->getOpcode() == UO_AddrOf)
-          Passed = Address->getSubExpr()->IgnoreImplicit();
-        const auto *Named = dyn_cast<DeclRefExpr>(Passed);
-        const ParmVarDecl *Parm = Named && Named->getDecl() == VD ? parameterFor(Call, Callee, Arg) : nullptr;
-        if (Parm && Parm->getFunctionScopeIndex() < 32 && (Out & (1u << Parm->getFunctionScopeIndex())))
-          R = join(R, {TensorOrigin::GraphAttached, Call});
-      }
+      unsigned Index = B.getNodeAs<ParmVarDecl>("parm")->getFunctionScopeIndex();
+      if (Callee && !Callee->getDefinition() && !isInSystemHeader(Callee) && Index < 32 &&
+          (M.index()->graphOutParamsOf(Callee) & (1u << Index)))
+        R = join(R, {TensorOrigin::GraphAttached, Call});
     }
     return R;
   }
@@ -734,8 +764,7 @@ private:
       std::vector<Definition> CtorInits;
       for (const BoundNodes &B : match(decl(eachOf(Function, forEachDescendant(Function))), *D, Ctx)) {
         auto Write = memberExpr(ast_matchers::member(equalsNode(Field)));
-        for (const Definition &Def : definitionsIn(B.getNodeAs<Stmt>("body"), Write, Ctx))
-          Defs.push_back(Def);
+        llvm::append_range(Defs, definitionsIn(B.getNodeAs<Stmt>("body"), Write, Ctx));
         if (const auto *Ctor = B.getNodeAs<CXXConstructorDecl>("fn"))
           for (const CXXCtorInitializer *Init : Ctor->inits())
             if (Init->isWritten() && Init->getMember() == Field)

@@ -1,6 +1,6 @@
 // What the questions of the provenance walk share (ProvenanceWalk.h): the definitions of a
 // variable or field, the ones that reach a point, a function's returns and its callers'
-// arguments; the facts about marks, factories and parameters the questions read; and the
+// arguments; the facts about marks and parameter names the questions read; and the
 // in-place ops that autograd refuses on a leaf that requires grad (AutogradModel::inplaceOp).
 #include "utils/ProvenanceWalk.h"
 #include "utils/AutogradModelImpl.h"
@@ -17,7 +17,7 @@ using namespace clang::ast_matchers;
 
 namespace torchtidy {
 
-bool boolArgument(const CallExpr *CE, unsigned Index, ASTContext &Ctx) {
+std::optional<bool> boolArgument(const CallExpr *CE, unsigned Index, ASTContext &Ctx) {
   if (CE->getNumArgs() <= Index || isa<CXXDefaultArgExpr>(CE->getArg(Index)))
     return true;
   const Expr *Arg = CE->getArg(Index)->IgnoreImplicit();
@@ -25,24 +25,9 @@ bool boolArgument(const CallExpr *CE, unsigned Index, ASTContext &Ctx) {
   if (const auto *Construct = dyn_cast<CXXConstructExpr>(Arg); Construct && Construct->getNumArgs() == 1)
     Arg = Construct->getArg(0);
   bool Value = false;
-  return !Arg->isValueDependent() && Arg->EvaluateAsBooleanCondition(Value, Ctx) && Value;
-}
-
-bool requestsGrad(const CallExpr *CE, ASTContext &Ctx) {
-  const FunctionDecl *FD = CE->getDirectCallee();
-  if (FD && FD->getIdentifier() && FD->getName() == "make_variable")
-    return CE->getNumArgs() >= 2 && !isa<CXXDefaultArgExpr>(CE->getArg(1)) && boolArgument(CE, 1, Ctx);
-  llvm::SmallVector<const Stmt *, 2> Options = {CE};
-  for (const Expr *Arg : CE->arguments())
-    if (const auto *DRE = dyn_cast<DeclRefExpr>(Arg->IgnoreUnlessSpelledInSource()))
-      if (const auto *VD = dyn_cast<VarDecl>(DRE->getDecl());
-          VD && VD->getInit() && isSameOrDerivedFrom(recordOf(VD->getType()), names::TensorOptions))
-        Options.push_back(VD->getInit());
-  auto Flag = callExpr(callee(functionDecl(hasName("requires_grad")))).bind("flag");
-  return llvm::any_of(Options, [&](const Stmt *S) {
-    return llvm::any_of(match(findAll(Flag), *S, Ctx),
-                        [&](const BoundNodes &B) { return boolArgument(B.getNodeAs<CallExpr>("flag"), 0, Ctx); });
-  });
+  if (Arg->isValueDependent() || Arg->isTypeDependent() || !Arg->EvaluateAsBooleanCondition(Value, Ctx))
+    return std::nullopt;
+  return Value;
 }
 
 std::optional<bool> markFlag(const CallExpr *Mark, ASTContext &Ctx) {
@@ -54,29 +39,12 @@ std::optional<bool> markFlag(const CallExpr *Mark, ASTContext &Ctx) {
     return std::nullopt;
   if (!isMarkName(Name) || Name == "detach_")
     return Name == "detach_" ? std::optional(false) : std::nullopt;
-  if (Mark->getNumArgs() == 0 || isa<CXXDefaultArgExpr>(Mark->getArg(0)))
-    return Mark->getNumArgs() != 0 || Name == "requires_grad_";
-  const Expr *Arg = Mark->getArg(0)->IgnoreImplicit();
-  bool Value = false;
-  if (Arg->isValueDependent() || Arg->isTypeDependent() || !Arg->EvaluateAsBooleanCondition(Value, Ctx))
-    return std::nullopt;
-  return Value;
+  return Mark->getNumArgs() == 0 ? Name == "requires_grad_" : boolArgument(Mark, 0, Ctx);
 }
 
 bool isParameterFieldName(StringRef Name) {
   return Name.contains("weight") || Name.contains("bias") ||
          llvm::is_contained({StringRef("w_ih"), StringRef("w_hh"), StringRef("b_ih"), StringRef("b_hh")}, Name);
-}
-
-bool listsParameters(const CXXMemberCallExpr *Call) {
-  const CXXMethodDecl *MD = Call->getMethodDecl();
-  if (!MD || !MD->getIdentifier())
-    return false;
-  StringRef Name = MD->getName();
-  QualType ObjType = Call->getImplicitObjectArgument()->getType();
-  return (Name == "parameters" && (isModuleType(ObjType) || isOptimizerType(ObjType))) ||
-         (Name == "named_parameters" && isModuleType(ObjType)) ||
-         (Name == "params" && hasQualifiedName(MD->getParent(), "::torch::optim::OptimizerParamGroup"));
 }
 
 namespace {
@@ -125,8 +93,7 @@ std::vector<Definition> definitionsOf(const VarDecl *VD, ASTContext &Ctx) {
     Defs.push_back({Definition::Init, Init, nullptr, Init});
   const auto *FD = dyn_cast_or_null<FunctionDecl>(VD->getParentFunctionOrMethod());
   if (FD && FD->hasBody())
-    for (const Definition &D : definitionsIn(FD->getBody(), declRefExpr(to(varDecl(equalsNode(VD)))), Ctx))
-      Defs.push_back(D);
+    llvm::append_range(Defs, definitionsIn(FD->getBody(), declRefExpr(to(varDecl(equalsNode(VD)))), Ctx));
   return Defs;
 }
 
@@ -239,12 +206,6 @@ const Expr *strip(const Expr *E) {
       return E;
   }
   return E;
-}
-
-const CXXForRangeStmt *rangeForOf(const VarDecl *VD, ASTContext &Ctx) {
-  const auto *DS = parentOf(VD, Ctx).get<DeclStmt>();
-  const auto *For = DS ? parentOf(DS, Ctx).get<CXXForRangeStmt>() : nullptr;
-  return For && For->getLoopVarStmt() == DS ? For : nullptr;
 }
 
 // ---- in-place ops --------------------------------------------------------------------------

@@ -71,15 +71,9 @@ private:
 /// \p E without parentheses, implicit casts, copies and functional casts.
 const clang::Expr *strip(const clang::Expr *E);
 
-/// The range-for loop whose loop variable \p VD is, if any.
-const clang::CXXForRangeStmt *rangeForOf(const clang::VarDecl *VD, clang::ASTContext &Ctx);
-
-/// The boolean argument \p Index of \p CE: true when defaulted, false when not a constant
+/// The boolean argument \p Index of \p CE: true when defaulted, nothing when not a constant
 /// (a runtime flag may well be false; precision first).
-bool boolArgument(const clang::CallExpr *CE, unsigned Index, clang::ASTContext &Ctx);
-/// Whether the factory call \p CE asks for grad: requires_grad(true) among its options, written
-/// in the call or in the initializer of a TensorOptions local it passes; make_variable(t, true).
-bool requestsGrad(const clang::CallExpr *CE, clang::ASTContext &Ctx);
+std::optional<bool> boolArgument(const clang::CallExpr *CE, unsigned Index, clang::ASTContext &Ctx);
 
 /// requires_grad_, set_requires_grad, detach_: what marks a tensor as requiring grad or not.
 inline bool isMarkName(llvm::StringRef Name) {
@@ -95,9 +89,6 @@ std::optional<bool> markFlag(const clang::CallExpr *Mark, clang::ASTContext &Ctx
 /// Whether a module's tensor field called \p Name is one of its parameters: weight, bias and
 /// their variants, an RNN cell's w_ih / w_hh / b_ih / b_hh.
 bool isParameterFieldName(llvm::StringRef Name);
-/// Whether \p Call lists a module's or an optimizer's parameters: module->parameters(),
-/// module->named_parameters(), optimizer.parameters(), param_group.params().
-bool listsParameters(const clang::CXXMemberCallExpr *Call);
 
 } // namespace torchtidy
 
