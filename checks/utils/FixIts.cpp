@@ -101,17 +101,6 @@ std::optional<std::string> reindent(StringRef Text, StringRef From, StringRef To
   return Out;
 }
 
-/// \p Code with every line after the first indented by \p Indent.
-std::string indented(StringRef Code, StringRef Indent) {
-  std::string Out;
-  for (char C : Code) {
-    Out += C;
-    if (C == '\n')
-      Out += Indent;
-  }
-  return Out;
-}
-
 /// \p Text (its later lines indented already) on lines of their own before or after \p S.
 FixItHint insertLines(const Stmt *S, const Lines &L, const std::string &Text, bool Before) {
   return Before ? FixItHint::CreateInsertion(S->getBeginLoc(), Text + "\n" + L.Indent.str())
@@ -126,7 +115,8 @@ StringRef textOf(const Stmt *S, const Lines &L, ASTContext &Ctx) {
 
 Fixes insert(const Stmt *S, StringRef Code, bool Before, ASTContext &Ctx) {
   Lines L = blockLines(S, Ctx);
-  return L.valid() ? Fixes{insertLines(S, L, indented(Code, L.Indent), Before)} : Fixes();
+  // Code's later lines, indented by nothing, move to S's indentation.
+  return L.valid() ? Fixes{insertLines(S, L, *reindent(Code, "", L.Indent), Before)} : Fixes();
 }
 
 /// Moves \p S to the line before (\p Before) or after \p Target, reindented to its level.

@@ -423,19 +423,10 @@ std::optional<PerIteration> AutogradModel::perIterationLoop(const Stmt *S, Array
 }
 
 bool AutogradModel::iteratesSteps(const Stmt *Loop) {
-  bool Forward = false, NestedTraining = false;
-  for (const LoopEvent &E : loop(Loop).Events) {
-    bool Trains = E.Kind == LoopEventKind::Backward || E.Kind == LoopEventKind::Step;
-    if (!Trains && E.Kind != LoopEventKind::Forward)
-      continue;
-    if (!atOwnLevel(E, Loop))
-      NestedTraining |= Trains;
-    else if (Trains)
-      return true;
-    else
-      Forward = true;
-  }
-  return Forward && !NestedTraining;
+  // Without backward() or step() at its own level, a loop that trains at all trains in a nested
+  // loop or a helper's loop: its forwards feed those steps.
+  return ownLevelEvent(Loop, {LoopEventKind::Backward, LoopEventKind::Step}) ||
+         (loop(Loop).Kind != LoopKind::Training && ownLevelEvent(Loop, {LoopEventKind::Forward}));
 }
 
 } // namespace torchtidy
