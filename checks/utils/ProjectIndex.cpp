@@ -557,7 +557,7 @@ const ProjectIndex *ProjectIndex::forContext(ASTContext &Ctx, llvm::StringRef Op
   llvm::SmallString<256> Dir(Main->getName());
   llvm::sys::fs::make_absolute(Dir);
   llvm::sys::path::remove_filename(Dir);
-  for (; !Dir.empty(); Dir = llvm::sys::path::parent_path(Dir)) {
+  for (; !Dir.empty(); Dir = llvm::sys::path::parent_path(Dir).str()) { // not a view of its own buffer
     llvm::SmallString<256> Candidate(Dir);
     llvm::sys::path::append(Candidate, "torchtidy-index.json");
     if (llvm::sys::fs::exists(Candidate))
