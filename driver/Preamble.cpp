@@ -248,7 +248,7 @@ std::shared_ptr<CompilerInvocation> preambleConfig(const CompilerInvocation &Inv
       if (!sys::path::has_parent_path(Head) || sys::path::parent_path(Head) == Head)
         return;
       Tail.push_back(sys::path::filename(Head).str());
-      Head = sys::path::parent_path(Head);
+      Head = sys::path::parent_path(Head).str(); // not a view of its own buffer
     }
     for (auto I = Tail.rbegin(); I != Tail.rend(); ++I)
       sys::path::append(Real, *I);

@@ -158,7 +158,9 @@ ProvenanceWalk::Reaching ProvenanceWalk::reaching(const clang::ast_matchers::int
   if (Start)
     Sites.push_back(Start);
   R.Incoming = !Start && llvm::none_of(Sites, [&](const Stmt *S) { return M.runsBeforeOnEveryPath(S, At); });
-  for (const Stmt *Site : llvm::reverse(M.reachingAt(Sites, At))) {
+  // Named: a range-for keeps only llvm::reverse's range alive, not the vector it views.
+  llvm::SmallVector<const Stmt *, 2> Reached = M.reachingAt(Sites, At);
+  for (const Stmt *Site : llvm::reverse(Reached)) {
     if (Site == Start)
       R.Incoming = true;
     else
