@@ -3,8 +3,10 @@
 // may be what the compiler lost. Intact functions of the same broken TU are still analyzed.
 // Plain CHECKs in source order (diagnostics come sorted by location): FileCheck does not apply
 // --implicit-check-not between or after CHECK-DAG matches, so a DAG list would let any other
-// warning pass.
-// RUN: not %tidy --checks='-*,torch-backward-without-zero-grad,torch-eval-without-no-grad,torch-train-not-restored-after-eval,torch-hidden-state-not-detached' %s -- %torch_flags 2>&1 | FileCheck --implicit-check-not='warning:' %s
+// warning pass. Any other warning fails, not the source lines clang 19 echoes under a
+// diagnostic (they start with a space), nor another error (clang 19 recovers from SGDD with
+// one error more than clang 16).
+// RUN: not %tidy --checks='-*,torch-backward-without-zero-grad,torch-eval-without-no-grad,torch-train-not-restored-after-eval,torch-hidden-state-not-detached' %s -- %torch_flags 2>&1 | FileCheck --implicit-check-not='{{^([^ ].*)?warning}}:' %s
 
 #include <torch/torch.h>
 
