@@ -397,3 +397,23 @@ void negativeSliceOfHostDataSet(torch::Device device, Net model) {
   for (int64_t i = 0; i < 8; ++i)
     model->forward(data.slice(0, i * 8, (i + 1) * 8).to(device));
 }
+
+// A helper whose interval guard is an early return: its copy runs every hundredth step.
+struct Snapshot {
+  int64_t step = 0;
+  torch::Tensor take(torch::Device device) {
+    if (step++ % 100 != 0)
+      return {};
+    return torch::zeros({4}).to(device);
+  }
+};
+
+void negativeEarlyReturnInterval(Net model, torch::optim::SGD &opt, torch::Device device, torch::Tensor x,
+                                 Snapshot &snap) {
+  for (int i = 0; i < 100; ++i) {
+    opt.zero_grad();
+    model->forward(x).sum().backward();
+    opt.step();
+    snap.take(device);
+  }
+}
