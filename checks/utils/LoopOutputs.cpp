@@ -40,6 +40,14 @@ AST_MATCHER_P(CallExpr, unresolvedCallOf, clang::ast_matchers::internal::Matcher
   return false;
 }
 
+/// \p VD, or a view of it (`v[i]`, `v.select(0, i)`: viewedTensor).
+AST_MATCHER_P(Expr, viewOf, const VarDecl *, VD) {
+  for (const Expr *E = &Node; E; E = viewedTensor(E))
+    if (const auto *Ref = dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts()); Ref && Ref->getDecl() == VD)
+      return true;
+  return false;
+}
+
 /// Adds to \p Written the graph-holding variables declared outside \p Local (and, for a
 /// helper's body, not its own locals or parameters) that \p Scope writes; returns whether it
 /// writes a graph-holding member.
@@ -53,10 +61,11 @@ bool collectWrittenState(const Stmt *Scope, SourceRange Local, const FunctionDec
         isWithin(VD->getLocation(), Local, SM) || (Callee && VD->getDeclContext() == Callee))
       continue;
     // In-place tensor methods are const members of at::Tensor: the analyzer misses them,
-    // also on a view of the variable (`outputs.select(0, i).copy_(y)`).
+    // also on a view of the variable (`outputs.select(0, i).copy_(y)`), not on a tensor only
+    // computed with it (`torch::ones(...).toType(v.scalar_type()).fill_(k)`).
     auto Ref = declRefExpr(to(varDecl(equalsNode(VD))));
     auto InPlace = stmt(anyOf(
-        cxxMemberCallExpr(callee(cxxMethodDecl(matchesName("_$"))), on(expr(anyOf(Ref, hasDescendant(Ref))))),
+        cxxMemberCallExpr(callee(cxxMethodDecl(matchesName("_$"))), on(viewOf(VD))),
         callExpr(dependentInPlaceCall(), callee(expr(hasDescendant(Ref))))));
     if (Mutations.isMutated(VD) || !match(findAll(InPlace), *Scope, Ctx).empty())
       Written.insert(VD);
@@ -153,6 +162,22 @@ LoopOutputs AutogradModel::loopOutputs(const Stmt *Loop) {
     ToMember |= collectWrittenState(Body, (Fn ? Body : Loop)->getSourceRange(), Fn, Written, Ctx);
     return false;
   });
+  // A variable the loop gives only values that hold no graph (argmax labels, decoded token ids,
+  // detached copies) feeds no backward pass wherever it goes.
+  auto HoldsNoGraph = [&](const Expr *E) {
+    TensorOrigin K = originAt(E).Kind;
+    return K == TensorOrigin::Data || K == TensorOrigin::Detached;
+  };
+  for (const ValueDecl *V : VarSet(Written)) {
+    std::vector<Definition> Defs = definitionsIn(loopBody(Loop), refTo(V), Ctx);
+    if (!Defs.empty() && llvm::all_of(Defs, [&](const Definition &D) {
+          if (D.K == Definition::Insert)
+            return llvm::all_of(cast<CallExpr>(D.Value)->arguments(),
+                                [&](const Expr *A) { return !canHoldGraph(A->getType()) || HoldsNoGraph(A); });
+          return (D.K == Definition::Assign || D.K == Definition::Compound) && HoldsNoGraph(D.Value);
+        }))
+      Written.erase(V);
+  }
   // Followed through the function after the loop to gradient consumers, returns,
   // out-parameters and members.
   FateQuery Later;

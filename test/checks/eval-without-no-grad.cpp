@@ -861,3 +861,32 @@ void positiveForwardAfterAGuardedHelper(Net &model, const std::vector<torch::Ten
     std::printf("%f %f\n", guarded.sum().item<float>(), raw.sum().item<float>());
   }
 }
+
+// Only argmax labels leave the loop: integers, which no caller can backpropagate.
+torch::Tensor positiveReturnedLabels(Net &model, const std::vector<torch::Tensor> &xs) {
+  std::vector<torch::Tensor> labels;
+  for (const auto &x : xs)
+    labels.push_back(model->forward(x).argmax(1));
+  // CHECK: :[[@LINE-1]]:22: warning: model forward runs with autograd enabled in an evaluation loop
+  return torch::cat(labels);
+}
+
+// Greedy decoding: the tokens appended are data; `src` only gives their dtype (an in-place fill
+// of a tensor computed with `src` writes no graph into `src`).
+torch::Tensor positiveGreedyDecode(Net &model, torch::Tensor &src, int64_t steps) {
+  torch::Tensor ys = torch::zeros({1, 1}, torch::kLong);
+  for (int64_t i = 0; i < steps; ++i) {
+    torch::Tensor next = model->forward(src).argmax(1);
+    // CHECK: :[[@LINE-1]]:26: warning: model forward runs with autograd enabled in an evaluation loop
+    ys = torch::cat({ys, torch::ones({1, 1}).toType(src.scalar_type()).fill_(next.item<int64_t>())}, 0);
+  }
+  return ys;
+}
+
+// The outputs are written into rows of a returned tensor: the caller may backpropagate them.
+torch::Tensor negativeOutputsCopiedIntoReturnedRows(Net &model, const std::vector<torch::Tensor> &xs) {
+  torch::Tensor out = torch::zeros({int64_t(xs.size()), 2});
+  for (size_t i = 0; i < xs.size(); ++i)
+    out.select(0, int64_t(i)).copy_(model->forward(xs[i]).squeeze(0));
+  return out;
+}
