@@ -56,7 +56,9 @@ private:
   bool stillHeldAt(const Expr *Ref, unsigned Depth = 4) {
     if (!Within || enclosingFunction(Ref, Ctx) != Within)
       return true;
-    if (!M.mayRunBefore(Q.After, Ref))
+    if (!M.mayRunBefore(Q.After, Ref) ||
+        (isa<ForStmt, CXXForRangeStmt, WhileStmt, DoStmt>(Q.After) &&
+         isWithin(Ref->getBeginLoc(), Q.After->getSourceRange(), Ctx.getSourceManager())))
       return false;
     const Expr *New = overwriteBefore(namedDecl(Ref), Ref);
     if (!New)

@@ -890,3 +890,36 @@ torch::Tensor negativeOutputsCopiedIntoReturnedRows(Net &model, const std::vecto
     out.select(0, int64_t(i)).copy_(model->forward(xs[i]).squeeze(0));
   return out;
 }
+
+struct DecoderImpl : torch::nn::Module {
+  DecoderImpl() : enc(register_module("enc", torch::nn::Linear(4, 4))), dec(register_module("dec", torch::nn::Linear(4, 4))) {}
+  torch::Tensor encode(torch::Tensor &src) { return enc(src); }
+  torch::Tensor decode(torch::Tensor &tgt, torch::Tensor &memory) { return dec(tgt.to(torch::kFloat) + memory); }
+  torch::nn::Linear enc, dec;
+};
+TORCH_MODULE(Decoder);
+
+// Greedy decoding over an encoder output the loop re-binds and hands to a method by non-const
+// reference: its uses in the loop are not uses after it; only the tokens are returned.
+torch::Tensor positiveGreedyDecodeOverMemory(Decoder &model, torch::Tensor &src, const torch::Device &device) {
+  torch::Tensor memory = model->encode(src);
+  torch::Tensor ys = torch::zeros({1, 4}, torch::kLong);
+  for (int i = 0; i < 8; ++i) {
+    memory = memory.to(device);
+    torch::Tensor out = model->decode(ys, memory);
+    // CHECK: :[[@LINE-1]]:25: warning: model forward runs with autograd enabled in an evaluation loop
+    ys = torch::cat({ys, out.argmax(1).view({1, 4})}, 0);
+  }
+  return ys;
+}
+
+// The re-bound encoder output itself is returned: the caller may backpropagate it.
+torch::Tensor negativeDecodeReturnsMemory(Decoder &model, torch::Tensor &src, const torch::Device &device) {
+  torch::Tensor memory = model->encode(src);
+  torch::Tensor ys = torch::zeros({1, 4}, torch::kLong);
+  for (int i = 0; i < 8; ++i) {
+    memory = memory.to(device);
+    ys = torch::cat({ys, model->decode(ys, memory).argmax(1).view({1, 4})}, 0);
+  }
+  return memory;
+}
