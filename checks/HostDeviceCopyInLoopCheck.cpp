@@ -24,10 +24,6 @@ Target moveTarget(const CXXMemberCallExpr *Call, ASTContext &Ctx) {
   return !To ? Target::None : *To == DeviceKind::Host ? Target::Host : Target::Device;
 }
 
-bool declaredInside(const Decl *D, const Stmt *Loop, const SourceManager &SM) {
-  return isWithin(D->getLocation(), Loop->getSourceRange(), SM);
-}
-
 /// Whether \p E names \p VD.
 bool refersToLocal(const Expr *E, const VarDecl *VD) {
   const auto *DRE = dyn_cast_or_null<DeclRefExpr>(spelled(E));
@@ -71,29 +67,6 @@ const Expr *hostFactoryOf(const Expr *E, const Stmt *Scope, const Stmt *Loop, Au
   Q.Local = Unfilled;
   Q.Scope = Scope;
   return Model.hostTensorSource(E, Q);
-}
-
-/// The host copy `x.cpu()` / `x.to(kCPU)` somewhere in the chain of tensor calls that
-/// produced \p E in this iteration (following locals declared in the loop body).
-const CXXMemberCallExpr *hostCopyInChain(const Expr *E, const Stmt *Loop, ASTContext &Ctx,
-                                          unsigned Depth = 0) {
-  E = spelled(E);
-  if (!E || Depth > 6)
-    return nullptr;
-  if (const auto *Call = dyn_cast<CXXMemberCallExpr>(E)) {
-    if (isTensorMethod(Call->getMethodDecl(), {"cpu", "to"}) && moveTarget(Call, Ctx) == Target::Host)
-      return Call;
-    if (isTensorMethod(Call->getMethodDecl(), {Call->getMethodDecl()->getName()}))
-      return hostCopyInChain(Call->getImplicitObjectArgument(), Loop, Ctx, Depth + 1);
-    return nullptr;
-  }
-  if (const auto *DRE = dyn_cast<DeclRefExpr>(E)) {
-    const auto *VD = dyn_cast<VarDecl>(DRE->getDecl());
-    if (VD && VD->getInit() && VD->isLocalVarDecl() &&
-        declaredInside(VD, loopBody(Loop), Ctx.getSourceManager()))
-      return hostCopyInChain(VD->getInit(), Loop, Ctx, Depth + 1);
-  }
-  return nullptr;
 }
 
 std::string nameOf(const ValueDecl *D) { return D ? D->getNameAsString() : std::string(); }
@@ -164,10 +137,20 @@ void HostDeviceCopyInLoopCheck::check(const MatchFinder::MatchResult &Result) {
     return;
   }
 
-  if (const CXXMemberCallExpr *HostCopy = hostCopyInChain(Object, Loop, Ctx)) {
+  // A tensor computed in this iteration from a host copy `x.cpu()` / `x.to(kCPU)` on every path.
+  auto NoFactory = [](const CallExpr *) { return false; };
+  auto HostCopy = [&](const Expr *E) {
+    const auto *C = dyn_cast<CXXMemberCallExpr>(E);
+    return C && isTensorMethod(C->getMethodDecl(), {"cpu", "to"}) && moveTarget(C, Ctx) == Target::Host;
+  };
+  HostTensorQuery Copied;
+  Copied.Factory = NoFactory;
+  Copied.OnHost = HostCopy;
+  Copied.Scope = loopBody(Loop);
+  if (const auto *Copy = dyn_cast_or_null<CXXMemberCallExpr>(Model.hostTensorSource(Object, Copied))) {
     diag(Loc, "tensor makes a device -> host -> device round trip on every iteration; "
               "consider keeping it on the device");
-    diag(HostCopy->getExprLoc(), "copied to the host here", DiagnosticIDs::Note);
+    diag(Copy->getExprLoc(), "copied to the host here", DiagnosticIDs::Note);
     noteLoop();
   }
 }

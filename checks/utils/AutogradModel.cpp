@@ -128,12 +128,21 @@ public:
       return found(E);
     if (const CallExpr *Factory = hostFactoryCall(E, Ctx))
       return (!Q.Factory || Q.Factory(Factory)) && found(Factory);
+    // `std::get<0>(x.max(1))`: an element of the tuple a tensor method returns.
+    bool Element = false;
+    if (const auto *Get = dyn_cast<CallExpr>(E); Get && Get->getNumArgs() == 1 && Get->getDirectCallee() &&
+                                                 Get->getDirectCallee()->isInStdNamespace() &&
+                                                 Get->getDirectCallee()->getName() == "get") {
+      E = Get->getArg(0)->IgnoreUnlessSpelledInSource();
+      Element = isa<CXXMemberCallExpr>(E);
+    }
     if (const auto *Call = dyn_cast<CXXMemberCallExpr>(E)) {
       // A tensor method keeps its object where it is unless it moves it (`.cuda()`, `.to(device)`,
       // `.to(options)`); a tensor argument on another device would make it throw.
       const CXXMethodDecl *MD = Call->getMethodDecl();
       std::optional<DeviceKind> To = deviceMoveOf(Call, Ctx);
-      bool Keeps = MD && MD->getIdentifier() && isTensorMethod(MD, {MD->getName()}) && isTensorType(Call->getType()) &&
+      bool Keeps = MD && MD->getIdentifier() && isTensorMethod(MD, {MD->getName()}) &&
+                   (isTensorType(Call->getType()) || (Element && canHoldGraph(Call->getType(), 1))) &&
                    (To ? *To == DeviceKind::Host
                        : llvm::none_of(Call->arguments(), [&](const Expr *A) { return mayNameDevice(A, Ctx); }));
       return Keeps && allOnHost(Call->getImplicitObjectArgument(), Call->arguments(), Depth);

@@ -78,6 +78,28 @@ void positiveRoundTrip(torch::Device device, torch::Tensor state) {
   }
 }
 
+// A mask computed on the host from a host copy (an element of `max`, a comparison) and moved back.
+void positiveRoundTripThroughHostOps(torch::Device device, const std::vector<torch::Tensor> &batches) {
+  for (const auto &out : batches) {
+    auto probs = out.exp().detach().cpu();
+    auto mask = (std::get<0>(probs.max(1)) > 0.5).to(device);
+    // CHECK: :[[@LINE-1]]:51: warning: tensor makes a device -> host -> device round trip on every iteration; consider keeping it on the device [torch-host-device-copy-in-loop]
+    // CHECK: :[[@LINE-3]]:37: note: copied to the host here
+    // CHECK: :[[@LINE-5]]:3: note: loop starts here
+    std::printf("%f\n", mask.sum().item<float>());
+  }
+}
+
+// The same ops on the device, and a value that may come from either side: no round trip.
+void negativeMaskWithoutHostCopy(torch::Device device, const std::vector<torch::Tensor> &batches, bool onHost) {
+  for (const auto &out : batches) {
+    auto mask = (std::get<0>(out.exp().max(1)) > 0.5).to(device);
+    auto either = onHost ? out.cpu() : out;
+    auto moved = either.to(device);
+    std::printf("%f %f\n", mask.sum().item<float>(), moved.sum().item<float>());
+  }
+}
+
 struct Trainer {
   Net model_;
   torch::Tensor class_weights_;
