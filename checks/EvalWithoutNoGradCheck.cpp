@@ -140,9 +140,14 @@ void EvalWithoutNoGradCheck::check(const MatchFinder::MatchResult &Result) {
       isSameOrDerivedFrom(MD->getParent(), names::Module))
     return;
   // The first model forward each iteration runs with autograd on, directly or through a helper
-  // (a guarded prediction before it does not make the loop safe).
+  // (a guarded prediction before it does not make the loop safe). A forward on a thread the
+  // loop starts is not the loop's: no guard around the loop reaches it
+  // (torch-grad-mode-not-inherited-by-thread). Asked at the site: a helper run on a thread
+  // elsewhere too still runs on the loop's thread here.
+  const Expr *LoopThread = Model.threadLaunchOf(Loop);
   const LoopEvent *Fwd = Model.ownLevelEvent(Loop, {LoopEventKind::Forward}, [&](const LoopEvent &E) {
-    return !E.GradOff && !Model.gradDisabledAt(E.Call) && !(E.Site != E.Call && Model.gradDisabledAt(E.Site));
+    return !E.GradOff && !Model.gradDisabledAt(E.Call) && !(E.Site != E.Call && Model.gradDisabledAt(E.Site)) &&
+           Model.threadLaunchOf(E.Site) == LoopThread;
   });
   if (!Fwd || Fwd->Site->getBeginLoc().isMacroID())
     return;

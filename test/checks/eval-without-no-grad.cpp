@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <functional>
 #include <memory>
+#include <thread>
 #include <vector>
 
 struct NetImpl : torch::nn::Module {
@@ -923,3 +924,45 @@ torch::Tensor negativeDecodeReturnsMemory(Decoder &model, torch::Tensor &src, co
   }
   return memory;
 }
+
+// Each worker thread starts with autograd on whatever the guard here says (grad mode is
+// thread-local): torch-grad-mode-not-inherited-by-thread reports the forward; a guard before
+// this loop is already there and cannot help.
+void negativeForwardOnThreadsStartedInLoop(Net &model, const std::vector<torch::Tensor> &xs) {
+  model->eval();
+  torch::NoGradGuard no_grad;
+  std::vector<std::thread> workers;
+  std::vector<torch::Tensor> results(xs.size());
+  for (size_t i = 0; i < xs.size(); ++i)
+    workers.emplace_back([&, i] { results[i] = model->forward(xs[i]); });
+  for (auto &worker : workers)
+    worker.join();
+}
+
+// The whole evaluation loop runs on the worker thread: a guard before it, on that thread, helps.
+void positiveLoopOnWorkerThread(Net &model, const std::vector<torch::Tensor> &xs) {
+  model->eval();
+  std::thread worker([&] {
+    for (const auto &x : xs)
+      std::printf("%f\n", model->forward(x).sum().item<float>());
+    // CHECK: :[[@LINE-1]]:27: warning: model forward runs with autograd enabled in an evaluation loop
+  });
+  worker.join();
+}
+// FIXED: std::thread worker([&] {
+// FIXED-NEXT: torch::NoGradGuard no_grad;
+// FIXED-NEXT: for (const auto &x : xs)
+
+// The helper also runs on a thread elsewhere; here the loop runs it on its own thread.
+float predictSum(Net &model, const torch::Tensor &x) { return model->forward(x).sum().item<float>(); }
+void positiveHelperAlsoRunOnAThreadElsewhere(Net &model, const std::vector<torch::Tensor> &xs) {
+  model->eval();
+  for (const auto &x : xs)
+    std::printf("%f\n", predictSum(model, x));
+  // CHECK: :[[@LINE-1]]:25: warning: model forward runs with autograd enabled in an evaluation loop
+}
+void predictInBackground(Net &model, const torch::Tensor &x) {
+  std::thread worker([&] { std::printf("%f\n", predictSum(model, x)); });
+  worker.join();
+}
+
