@@ -291,6 +291,9 @@ public:
   bool isGraphAttached(const clang::Expr *E);
   /// Whether \p E is computed from a model output or loss, and what cut its graph on every path.
   std::optional<OutputCut> outputCut(const clang::Expr *E);
+  /// Whether \p FD, defined here, returns a graph-attached tensor when its tensor parameter
+  /// \p Param holds one (`return torch::nll_loss(output, target);` through `output`).
+  bool returnsGraphThrough(const clang::FunctionDecl *FD, unsigned Param);
   /// \p E is a leaf requiring grad: created or marked so, a parameter, or handed to an optimizer.
   bool isRequiresGradLeaf(const clang::Expr *E);
   /// The leaf requiring grad that \p E denotes or views at \p At.

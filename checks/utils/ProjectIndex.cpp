@@ -99,6 +99,8 @@ json::Value toJSON(const FunctionSummary &S) {
     O["looped_facts"] = bitNames(S.LoopedFacts, FactNames);
   if (S.GraphOutParams)
     O["graph_out_params"] = int64_t(S.GraphOutParams);
+  if (S.GraphThroughParams)
+    O["graph_through_params"] = int64_t(S.GraphThroughParams);
   if (S.KeptParams)
     O["kept_params"] = int64_t(S.KeptParams);
   if (!S.PassedParams.empty())
@@ -117,14 +119,16 @@ json::Value toJSON(const FunctionSummary &S) {
 bool fromJSON(const json::Value &V, FunctionSummary &S, json::Path P) {
   json::ObjectMapper M(V, P);
   std::vector<std::string> Facts, Looped;
-  int64_t Out = 0, Kept = 0;
+  int64_t Out = 0, Through = 0, Kept = 0;
   if (!M || !M.map("name", S.Name) || !M.map("facts", Facts) || !M.mapOptional("looped_facts", Looped) ||
-      !M.mapOptional("graph_out_params", Out) || !M.mapOptional("kept_params", Kept) ||
+      !M.mapOptional("graph_out_params", Out) || !M.mapOptional("graph_through_params", Through) ||
+      !M.mapOptional("kept_params", Kept) ||
       !M.mapOptional("passed_params", S.PassedParams) || !M.mapOptional("callees", S.Callees) ||
       !M.mapOptional("every_call", S.EveryCall) || !M.mapOptional("looped_callees", S.LoopedCallees) ||
       !M.mapOptional("conflicting", S.Conflicting))
     return false;
   for (auto [Name, Value, Bits] : {std::tuple("graph_out_params", Out, &S.GraphOutParams),
+                                   std::tuple("graph_through_params", Through, &S.GraphThroughParams),
                                    std::tuple("kept_params", Kept, &S.KeptParams)}) {
     if (Value < 0 || Value > int64_t(UINT32_MAX)) {
       P.field(Name).report("out of range");
@@ -191,6 +195,7 @@ void ProjectIndex::add(llvm::StringRef USR, FunctionSummary S) {
     if (!llvm::is_contained(Old.Callees, C))
       Old.LoopedCallees.push_back(C);
   Old.GraphOutParams |= S.GraphOutParams;
+  Old.GraphThroughParams |= S.GraphThroughParams;
   Old.KeptParams |= S.KeptParams;
   for (PassedParam &P : S.PassedParams)
     if (!llvm::is_contained(Old.PassedParams, P))
@@ -313,12 +318,21 @@ uint32_t ProjectIndex::ownLevelFactsOf(const FunctionDecl *FD) const {
 }
 
 uint32_t ProjectIndex::graphOutParamsOf(const FunctionDecl *FD) const {
+  const FunctionSummary *S = recordedSummary(FD);
+  return S ? S->GraphOutParams : 0;
+}
+
+uint32_t ProjectIndex::graphThroughParamsOf(const FunctionDecl *FD) const {
+  const FunctionSummary *S = recordedSummary(FD);
+  return S ? S->GraphThroughParams : 0;
+}
+
+const FunctionSummary *ProjectIndex::recordedSummary(const FunctionDecl *FD) const {
   std::string USR = usrOf(FD);
   if (USR.empty())
-    return 0;
+    return nullptr;
   Consulted[USR] = answerHash(USR);
-  const FunctionSummary *S = find(USR);
-  return S ? S->GraphOutParams : 0;
+  return find(USR);
 }
 
 bool ProjectIndex::keepsParam(const FunctionDecl *FD, unsigned Param) const {
@@ -371,7 +385,8 @@ uint64_t ProjectIndex::answerHash(llvm::StringRef USR) const {
       OS << '-' << '\0';
       continue;
     }
-    OS << S->Facts << ' ' << S->LoopedFacts << ' ' << S->GraphOutParams << ' ' << S->KeptParams << '\0';
+    OS << S->Facts << ' ' << S->LoopedFacts << ' ' << S->GraphOutParams << ' ' << S->GraphThroughParams << ' '
+       << S->KeptParams << '\0';
     for (const std::string &C : S->LoopedCallees)
       OS << C << '\1';
     for (const PassedParam &P : S->PassedParams)

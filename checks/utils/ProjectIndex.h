@@ -58,6 +58,9 @@ struct FunctionSummary {
   uint32_t LoopedFacts = 0;
   /// Bit i: the function assigns a graph-attached tensor to its out-parameter i (`Tensor &` or `Tensor *`).
   uint32_t GraphOutParams = 0;
+  /// Bit i: the function returns a graph-attached tensor when its argument i holds one (a loss
+  /// over the output it is handed). See AutogradModel::returnsGraphThrough.
+  uint32_t GraphThroughParams = 0;
   /// Bit i: the function keeps the object its parameter i holds (through copies, moves and
   /// containers, not values computed from it) beyond the call: in a member, a global or static,
   /// a container it did not make. See keepsParam.
@@ -75,6 +78,7 @@ struct FunctionSummary {
 
   bool operator==(const FunctionSummary &O) const {
     return Facts == O.Facts && LoopedFacts == O.LoopedFacts && GraphOutParams == O.GraphOutParams &&
+           GraphThroughParams == O.GraphThroughParams &&
            KeptParams == O.KeptParams && PassedParams == O.PassedParams && Callees == O.Callees &&
            EveryCall == O.EveryCall && LoopedCallees == O.LoopedCallees;
   }
@@ -131,6 +135,8 @@ public:
   uint32_t ownLevelFactsOf(const clang::FunctionDecl *FD) const;
   /// Bit i set: \p FD assigns a graph-attached tensor to its out-parameter i (`Tensor &`, `Tensor *`).
   uint32_t graphOutParamsOf(const clang::FunctionDecl *FD) const;
+  /// Bit i set: \p FD returns a graph-attached tensor when its argument i holds one. Recorded.
+  uint32_t graphThroughParamsOf(const clang::FunctionDecl *FD) const;
   /// Whether \p FD keeps its parameter \p Param (KeptParams), itself or through the functions it
   /// passes it to (PassedParams), to any depth; false when the project does not say. Recorded.
   bool keepsParam(const clang::FunctionDecl *FD, unsigned Param) const;
@@ -159,6 +165,8 @@ public:
 
 private:
   llvm::StringMap<FunctionSummary> Functions;
+  /// The summary of \p FD, its answer recorded; null when the project defines none.
+  const FunctionSummary *recordedSummary(const clang::FunctionDecl *FD) const;
   /// The facts of \p USR and its callees (with \p OwnLevel: outside loops), without OwnFacts;
   /// recorded unless \p Record is false (the answer that depends on it is recorded instead).
   uint32_t joinedFacts(llvm::StringRef USR, bool OwnLevel, bool Record = true) const;

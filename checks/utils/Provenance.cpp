@@ -180,6 +180,10 @@ public:
     return classify(E, Depth).Leaf;
   }
 
+  /// Asked for the origin: the parameter whose value on entry is taken as graph-attached (see
+  /// AutogradModel::returnsGraphThrough).
+  const ParmVarDecl *AttachedParm = nullptr;
+
 private:
   /// What an expression is asked to be: a tensor, or what holds tensors (a std::vector or
   /// initializer list of them, a torch::OrderedDict of them, one of its items).
@@ -320,6 +324,10 @@ private:
     const auto *Callee = dyn_cast_or_null<CXXMethodDecl>(OCE->getDirectCallee());
     if (OCE->getOperator() == OO_Call && Callee && isModuleType(QualType(Callee->getParent()->getTypeForDecl(), 0)))
       return noGradAware({TensorOrigin::GraphAttached, OCE}, OCE);
+    // A lambda's or a functor's operator() of the user's: what it returns, as for a user function.
+    if (OCE->getOperator() == OO_Call && Callee && !isInSystemHeader(Callee) &&
+        (Q == Leaves || isTensorType(OCE->getType())))
+      return userFunction(Callee, Depth, OCE);
     switch (OCE->getOperator()) {
     case OO_EqualEqual: case OO_ExclaimEqual: case OO_Less: case OO_Greater:
     case OO_LessEqual: case OO_GreaterEqual: case OO_AmpAmp: case OO_PipePipe:
@@ -457,7 +465,7 @@ private:
 
   /// A tensor returned by a function of the user's: as attached as what it returns (asked for
   /// leaves, any return decides). One defined in another TU: as the project index says
-  /// (graph-attached, or unknown).
+  /// (graph-attached; asked for the origin, attached through an argument that is; else unknown).
   OriginResult userFunction(const FunctionDecl *FD, unsigned Depth, const CallExpr *Call) {
     if (Q == Leaves)
       return leaf(returned(FD, Call, Depth, Want::Tensor));
@@ -466,6 +474,12 @@ private:
       std::optional<uint32_t> Facts = M.index()->factsOf(FD);
       if (Facts && (*Facts & FunctionSummary::ReturnsGraph))
         return {TensorOrigin::GraphAttached, Call};
+      uint32_t Through = Q == Origin ? M.index()->graphThroughParamsOf(FD) : 0;
+      for (unsigned I = 0; I < FD->getNumParams() && I < 32; ++I) {
+        const Expr *Arg = Through & (1u << I) ? argumentFor(Call, FD->getParamDecl(I)) : nullptr;
+        if (OriginResult A = Arg ? classify(Arg, Depth + 1) : OriginResult{}; A.Kind >= TensorOrigin::RequiresGradLeaf)
+          return noGradAware({TensorOrigin::GraphAttached, Call, A.Chain}, Call);
+      }
       return {};
     }
     OriginResult R;
@@ -525,17 +539,23 @@ private:
     const auto *MCE = For ? dyn_cast<CXXMemberCallExpr>(For->getRangeInit()->IgnoreUnlessSpelledInSource()) : nullptr;
     if (MCE && isTensorType(VD->getType()) && listsParameters(MCE))
       return {TensorOrigin::RequiresGradLeaf, MCE};
-    if (!VD || isa<ParmVarDecl>(VD) || !VD->isLocalVarDecl() ||
+    // In the returns of a call being followed (`[&](const Tensor &t) { return t.sum(); }(out)`),
+    // a parameter holds that call's argument on entry; elsewhere what it holds is unknown.
+    const Expr *Passed = isa_and_nonnull<ParmVarDecl>(VD) ? followedArgument(cast<ParmVarDecl>(VD)) : nullptr;
+    bool Assumed = VD && VD == AttachedParm;
+    if (!VD || (!Passed && !Assumed && (isa<ParmVarDecl>(VD) || !VD->isLocalVarDecl())) ||
         !(Q == Cuts || isTensorType(VD->getType()) || isTupleLike(VD->getType())) ||
-        (VD->getType()->isReferenceType() && !VD->getInit()))
+        (VD->getType()->isReferenceType() && !VD->getInit() && !Passed && !Assumed))
       return {};
     Reaching Defs = reaching(VD, Use);
     OriginResult R{TensorOrigin::Data, nullptr};
     // Each definition is entered once: `x = x * w` reads the definitions that reach its `x`.
-    if (const Expr *Init = VD->getInit(); Init && Defs.Incoming && enter(Init)) {
+    if (const Expr *Init = Passed ? Passed : VD->getInit(); Init && Defs.Incoming && enter(Init)) {
       R = through(Init, classify(Init, Depth + 1));
       leave(Init);
     }
+    if (Assumed && Defs.Incoming)
+      R = join(R, {TensorOrigin::GraphAttached, Use});
     for (const Definition &D : Defs.Defs) {
       if (!enter(D.Site))
         continue;
@@ -709,10 +729,11 @@ private:
       const CXXMethodDecl *MD = MCE->getMethodDecl();
       return MD && MD->getIdentifier() ? returned(MD, MCE, Depth, Want::Holder) : std::nullopt;
     }
-    if (const auto *OCE = dyn_cast<CXXOperatorCallExpr>(E)) // `dict[0]`
-      return OCE->getOperator() == OO_Subscript && isOrderedDict(OCE->getArg(0)->getType())
-                 ? holder(OCE->getArg(0), At, Depth + 1)
-                 : std::nullopt;
+    if (const auto *OCE = dyn_cast<CXXOperatorCallExpr>(E)) { // `dict[0]`, a lambda returning parameters
+      if (OCE->getOperator() == OO_Subscript && isOrderedDict(OCE->getArg(0)->getType()))
+        return holder(OCE->getArg(0), At, Depth + 1);
+      return OCE->getOperator() == OO_Call ? returned(OCE->getDirectCallee(), OCE, Depth, Want::Holder) : std::nullopt;
+    }
     // `model.parameters()` on a model of dependent type, in a template never instantiated.
     if (const auto *CE = dyn_cast<CallExpr>(E))
       return CE->getNumArgs() == 0 && !M.callShape(CE).Resolved && M.callShape(CE).Name == "parameters"
@@ -829,6 +850,17 @@ bool AutogradModel::isGraphAttached(const Expr *E) {
 
 bool AutogradModel::isRequiresGradLeaf(const Expr *E) {
   return E && originAt(E).Kind == TensorOrigin::RequiresGradLeaf;
+}
+
+bool AutogradModel::returnsGraphThrough(const FunctionDecl *FD, unsigned Param) {
+  const FunctionDecl *Def = FD ? FD->getDefinition() : nullptr;
+  if (!Def || Param >= Def->getNumParams() || !isTensorType(Def->getParamDecl(Param)->getType()))
+    return false;
+  OriginWalk Walk(*this);
+  Walk.AttachedParm = Def->getParamDecl(Param);
+  return llvm::any_of(returnedValues(Def, context()), [&](const Expr *Ret) {
+    return isTensorType(Ret->getType()) && Walk.classify(Ret).Kind == TensorOrigin::GraphAttached;
+  });
 }
 
 std::optional<OutputCut> AutogradModel::outputCut(const Expr *E) {

@@ -134,6 +134,11 @@ void ProvenanceWalk::arguments(const ParmVarDecl *Parm,
       return;
 }
 
+const Expr *ProvenanceWalk::followedArgument(const ParmVarDecl *Parm) const {
+  auto It = Calls.find(dyn_cast_or_null<FunctionDecl>(Parm->getParentFunctionOrMethod()));
+  return It == Calls.end() ? nullptr : argumentFor(It->second, Parm);
+}
+
 ProvenanceWalk::Reaching ProvenanceWalk::reaching(const clang::ast_matchers::internal::Matcher<Expr> &Target,
                                                   llvm::function_ref<bool(const Expr *)> Same, const Stmt *Body,
                                                   const Stmt *At, const Stmt *Start) {

@@ -39,6 +39,9 @@ protected:
   /// a call being followed, that call's; else those of every visible call.
   void arguments(const clang::ParmVarDecl *Parm,
                  llvm::function_ref<bool(const clang::Expr *Arg, const clang::CallExpr *Call)> Visit);
+  /// The argument \p Parm reads in the returns of a call being followed (see returns); null
+  /// elsewhere.
+  const clang::Expr *followedArgument(const clang::ParmVarDecl *Parm) const;
 
   /// The definitions of a variable that reach a point: the assignments and requires_grad marks
   /// that no later one hides on the way (AutogradModel::reachingAt), the latest in source order

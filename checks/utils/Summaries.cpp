@@ -77,6 +77,11 @@ FunctionSummary summarize(AutogradModel &Model, const FunctionDecl *FD) {
         Model.isGraphAttached(Ret->getRetValue()))
       S.Facts |= FunctionSummary::ReturnsGraph;
   }
+  // A loss over the output it is handed: attached when the caller's argument is.
+  if (!(S.Facts & FunctionSummary::ReturnsGraph) && isTensorType(FD->getReturnType()))
+    for (unsigned I = 0; I < FD->getNumParams() && I < 32; ++I)
+      if (Model.returnsGraphThrough(FD, I))
+        S.GraphThroughParams |= 1u << I;
   for (unsigned I = 0; I < FD->getNumParams() && I < 32; ++I) {
     std::optional<clang::ast_matchers::internal::Matcher<Expr>> Out = outTarget(FD->getParamDecl(I));
     if (!Out)

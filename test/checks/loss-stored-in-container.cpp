@@ -914,3 +914,55 @@ void lossesToCounter(Net &net, const std::vector<torch::Tensor> &xs,
 void positiveLossesCountedByCallback(Net &net, const std::vector<torch::Tensor> &xs) {
   lossesToCounter(net, xs, [](const std::vector<torch::Tensor> &l) { std::cout << l.size() << "\n"; });
 }
+
+// A lambda, a functor or a helper that returns the loss it computes: what it returns is kept
+// (before, the lambda's and the functor's calls were read as ops over their arguments, and a
+// helper's parameters were unknown).
+struct LossOf {
+  Net &net;
+  torch::Tensor operator()(const torch::Tensor &x, const torch::Tensor &y) {
+    return torch::mse_loss(net->forward(x), y);
+  }
+};
+torch::Tensor lossOver(const torch::Tensor &output, const torch::Tensor &target) {
+  return torch::mse_loss(output, target);
+}
+void positiveLossReturnedByCallables(Net &net, torch::optim::SGD &opt, torch::Tensor x, torch::Tensor y) {
+  std::vector<torch::Tensor> losses;
+  auto trainStep = [&](const torch::Tensor &in, const torch::Tensor &target) {
+    opt.zero_grad();
+    auto loss = torch::mse_loss(net->forward(in), target);
+    loss.backward();
+    opt.step();
+    return loss;
+  };
+  LossOf lossOf{net};
+  for (int i = 0; i < 10; ++i) {
+    losses.push_back(trainStep(x, y));
+    // CHECK: :[[@LINE-1]]:5: warning: graph-attached tensor 'trainStep(x, y)' stored in a container
+    // FIXED: {{^}}    losses.push_back(trainStep(x, y).detach());{{$}}
+    losses.push_back(lossOf(x, y));
+    // CHECK: :[[@LINE-1]]:5: warning: graph-attached tensor 'lossOf(x, y)' stored in a container
+    // FIXED: {{^}}    losses.push_back(lossOf(x, y).detach());{{$}}
+    auto output = net->forward(x);
+    auto loss = lossOver(output, y);
+    losses.push_back(loss);
+    // CHECK: :[[@LINE-1]]:5: warning: graph-attached tensor 'loss' stored in a container
+    // FIXED: {{^}}    losses.push_back(loss.detach());{{$}}
+  }
+}
+
+// The same callables returning what they compute detached, or over values with no graph:
+// nothing is kept (before, the lambda's call over the model's output was read as attached).
+void negativeValuesReturnedByCallables(Net &net, torch::optim::SGD &opt, torch::Tensor x, torch::Tensor y) {
+  std::vector<torch::Tensor> scores;
+  auto score = [](const torch::Tensor &out) { return out.detach().sum(); };
+  for (int i = 0; i < 10; ++i) {
+    opt.zero_grad();
+    auto output = net->forward(x);
+    scores.push_back(score(output));
+    scores.push_back(lossOver(output.detach(), y));
+    torch::mse_loss(output, y).backward();
+    opt.step();
+  }
+}

@@ -34,6 +34,8 @@ float validate(Net &net, torch::Tensor x);
 float validate_restoring(Net &net, torch::Tensor x);
 void train_epoch(Net &net, torch::optim::SGD &opt, torch::Tensor x);
 torch::Tensor predict(Net &net, torch::Tensor x);
+torch::Tensor loss_of(const torch::Tensor &out, const torch::Tensor &y, int reduction);
+torch::Tensor score_of(const torch::Tensor &out);
 void fit(Net &net, torch::optim::SGD &opt, torch::Tensor x);
 // A virtual call: what the overriders (in other TUs) do is what the call may do.
 struct Agent {
@@ -89,6 +91,10 @@ float validate_restoring(Net &net, torch::Tensor x) {
   return v;
 }
 torch::Tensor predict(Net &net, torch::Tensor x) { return net->forward(x) * 2; }
+torch::Tensor loss_of(const torch::Tensor &out, const torch::Tensor &y, int reduction) {
+  return torch::mse_loss(out, y, reduction);
+}
+torch::Tensor score_of(const torch::Tensor &out) { return out.detach().sum(); }
 void Learner::learn(Net &net, torch::optim::SGD &opt, torch::Tensor x) { train_epoch(net, opt, x); }
 void Scorer::learn(Net &net, torch::optim::SGD &opt, torch::Tensor x) { validate(net, x); }
 void train_epoch(Net &net, torch::optim::SGD &opt, torch::Tensor x) {
@@ -241,6 +247,11 @@ TEST_F(ProjectIndexTest, SummariesOfTheDefiningUnit) {
   EXPECT_EQ(Index->graphOutParamsOf(function(Ctx, "predict_into")), 0u);
   EXPECT_TRUE(factsOf(*Index, Ctx, "predict") & F::ReturnsGraph);
   EXPECT_FALSE(factsOf(*Index, Ctx, "host_batches") & F::ReturnsGraph);
+  // A loss over what it is handed: attached through either tensor; a score that detaches is not.
+  EXPECT_EQ(Index->graphThroughParamsOf(function(Ctx, "loss_of")), 3u);
+  EXPECT_EQ(Index->graphThroughParamsOf(function(Ctx, "score_of")), 0u);
+  EXPECT_EQ(Index->graphThroughParamsOf(function(Ctx, "predict")), 0u); // returns_graph says it all
+  EXPECT_TRUE(Index->consulted().count(usrOf(function(Ctx, "loss_of"))));
   // The epoch functions train, but only in loops of their own: a loop calling them does not
   // run a step on each of its iterations. train_epoch (one step) does.
   constexpr uint32_t Trains = F::Backward | F::Step;
@@ -594,6 +605,7 @@ TEST(ProjectIndex, JsonRoundTripAndRefusals) {
   S.Name = "ns::f";
   S.Facts = F::Forward | F::ReturnsGraph;
   S.GraphOutParams = 5;
+  S.GraphThroughParams = 2;
   S.KeptParams = 6;
   S.PassedParams = {{0, "c:@F@g", 1}};
   S.Callees = {"c:@F@g", "c:@F@h"};

@@ -225,6 +225,19 @@ TEST_F(ProvenanceTest, ReturnsAndArguments) {
   EXPECT_EQ(text(Arg), "out");
 }
 
+TEST_F(ProvenanceTest, OriginFollowsALambdaReturnWithTheCallsArguments) {
+  // `apply(out)` returns `t.sum()` with `t` bound to `out`: attached through the model's output.
+  const auto *Call = dyn_cast<CallExpr>(var("through_lambda")->getInit()->IgnoreUnlessSpelledInSource());
+  ASSERT_NE(Call, nullptr);
+  OriginResult R = model().origin(Call);
+  EXPECT_EQ(R.Kind, TensorOrigin::GraphAttached);
+  ASSERT_NE(R.Source, nullptr);
+  EXPECT_EQ(text(R.Source), "net->forward(x)");
+  // Its operator() alone: attached when its parameter is; not through a parameter it does not read.
+  EXPECT_TRUE(model().returnsGraphThrough(Call->getDirectCallee(), 0));
+  EXPECT_FALSE(model().returnsGraphThrough(Call->getDirectCallee(), 1));
+}
+
 TEST_F(ProvenanceTest, OriginAndItsChainOfDefinitions) {
   OriginResult R = model().origin(lastRef("scaled"));
   EXPECT_EQ(R.Kind, TensorOrigin::GraphAttached);

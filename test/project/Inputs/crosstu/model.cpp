@@ -24,3 +24,9 @@ void predict_fields(Net &net, const torch::Tensor &x, Prediction &p) {
   p.label = 1;
 }
 void predict_fields_detached(Net &net, const torch::Tensor &x, Prediction &p) { p.logits = net->forward(x).detach(); }
+torch::Tensor loss_over(const torch::Tensor &output, const torch::Tensor &target) {
+  return torch::mse_loss(output, target);
+}
+torch::Tensor score_of(const torch::Tensor &output, const torch::Tensor &target) {
+  return torch::mse_loss(output.detach(), target);
+}

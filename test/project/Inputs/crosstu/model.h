@@ -39,3 +39,6 @@ struct Prediction {
 };
 void predict_fields(Net &net, const torch::Tensor &x, Prediction &p);
 void predict_fields_detached(Net &net, const torch::Tensor &x, Prediction &p);
+// A loss over the prediction it is handed, and a score over it that detaches it.
+torch::Tensor loss_over(const torch::Tensor &output, const torch::Tensor &target);
+torch::Tensor score_of(const torch::Tensor &output, const torch::Tensor &target);

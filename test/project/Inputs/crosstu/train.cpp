@@ -176,3 +176,19 @@ float train_shuffled(Net &net, torch::optim::SGD &opt, const torch::Tensor &x, c
   }
   return sum;
 }
+
+// A loss computed by model.cpp over the prediction it is handed: the attached one kept in a
+// vector keeps every iteration's graph; one over a detached prediction, or a score, does not.
+void keeps_losses_computed_elsewhere(Net &net, torch::optim::SGD &opt) {
+  std::vector<torch::Tensor> history;
+  for (auto &b : host_batches(100)) {
+    auto out = net->forward(b.first);
+    auto loss = loss_over(out, b.second);
+    history.push_back(loss); // POSITIVE: loss-stored-in-container
+    history.push_back(score_of(out, b.second)); // NEGATIVE
+    history.push_back(loss_over(out.detach(), b.second)); // NEGATIVE
+    opt.zero_grad();
+    loss.backward();
+    opt.step();
+  }
+}
