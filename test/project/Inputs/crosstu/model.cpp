@@ -24,3 +24,5 @@ void predict_fields(Net &net, const torch::Tensor &x, Prediction &p) {
   p.label = 1;
 }
 void predict_fields_detached(Net &net, const torch::Tensor &x, Prediction &p) { p.logits = net->forward(x).detach(); }
+
+void zero_all(torch::optim::Optimizer &opt) { opt.zero_grad(); }

@@ -39,3 +39,5 @@ struct Prediction {
 };
 void predict_fields(Net &net, const torch::Tensor &x, Prediction &p);
 void predict_fields_detached(Net &net, const torch::Tensor &x, Prediction &p);
+// Clears the optimizer's gradients, out of sight of the loops that call it.
+void zero_all(torch::optim::Optimizer &opt);
