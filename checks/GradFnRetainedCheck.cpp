@@ -4,6 +4,8 @@
 
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 
+#include "llvm/ADT/SmallPtrSet.h"
+
 #include <optional>
 
 using namespace clang;
@@ -38,6 +40,43 @@ std::optional<Keep> keptBy(const Expr *E, AutogradModel &M) {
   if (Sub && Sub->getOperator() == OO_Subscript)
     return Keep{D.Site, namedDecl(Sub->getArg(0)), !Sub->getArg(1)->isEvaluatable(M.context())};
   return Keep{D.Site, namedDecl(Lhs), false};
+}
+
+/// A loop recording graphs around \p Write, declared inside \p Holder's scope, after whose
+/// iterations the node \p Write assigns to the local \p Holder is read: in a later iteration
+/// before a write replaces it, or after the loop.
+const Stmt *loopReadingLater(const Stmt *Write, const VarDecl *Holder, const FunctionDecl *Fn, AutogradModel &M) {
+  ASTContext &Ctx = M.context();
+  const SourceManager &SM = Ctx.getSourceManager();
+  const Stmt *Loop = nullptr;
+  for (const Stmt *L = M.enclosingLoop(Write); L && !Loop; L = M.enclosingLoop(L))
+    if (M.loop(L).Kind != LoopKind::Other && SM.isBeforeInTranslationUnit(Holder->getLocation(), L->getBeginLoc()))
+      Loop = L;
+  if (!Loop)
+    return nullptr;
+  auto Named = ignoringParenImpCasts(declRefExpr(to(varDecl(equalsNode(Holder)))).bind("lhs"));
+  llvm::SmallVector<const Stmt *, 4> Writes;
+  llvm::SmallPtrSet<const Expr *, 4> Written;
+  for (const BoundNodes &B :
+       match(findAll(stmt(anyOf(cxxOperatorCallExpr(isAssignmentOperator(), hasArgument(0, Named)),
+                                binaryOperator(isAssignmentOperator(), hasLHS(Named)),
+                                cxxMemberCallExpr(on(Named), callee(cxxMethodDecl(hasName("reset"))))))
+                         .bind("write")),
+             *Fn->getBody(), Ctx)) {
+    Writes.push_back(B.getNodeAs<Stmt>("write"));
+    Written.insert(B.getNodeAs<Expr>("lhs"));
+  }
+  for (const BoundNodes &B : match(findAll(declRefExpr(to(varDecl(equalsNode(Holder)))).bind("read")), *Fn->getBody(), Ctx)) {
+    const auto *Read = B.getNodeAs<Expr>("read");
+    if (Written.contains(Read))
+      continue;
+    bool InLoop = false;
+    for (const Stmt *L = M.enclosingLoop(Read); L && !InLoop; L = M.enclosingLoop(L))
+      InLoop = L == Loop;
+    if (InLoop ? M.mayRunInLaterIteration(Write, Read, Writes) : M.mayRunBeforeAvoiding(Write, Read, Writes))
+      return Loop;
+  }
+  return nullptr;
 }
 
 /// A std::weak_ptr holds no node alive.
@@ -85,6 +124,10 @@ void GradFnRetainedCheck::check(const MatchFinder::MatchResult &Result) {
     // A member that grows in a method called from a training loop.
     if (!Loop && Kept.Adds && isa<FieldDecl>(Kept.Holder))
       Loop = M.trainingLoopOf(Kept.Site);
+    // The last node, kept in an outer variable that a later iteration or the code after the
+    // loop reads: the previous graph stays alive while the next one is recorded.
+    if (const auto *Var = dyn_cast<VarDecl>(Kept.Holder); !Loop && !Kept.Adds && Var && Var->isLocalVarDecl())
+      Loop = loopReadingLater(Kept.Site, Var, Fn, M);
     if (!Loop)
       continue;
     diag(Kept.Site->getBeginLoc(),

@@ -59,6 +59,31 @@ void RequiresGradOnLossCheck::check(const MatchFinder::MatchResult &Result) {
     return;
   AutogradModel &M = model(Ctx);
   std::optional<OutputCut> C = M.outputCut(Mark->getImplicitObjectArgument());
+  // A loss computed from the model's output through an op autograd does not record (`argmax`,
+  // a comparison): no path was cut on the way, but it holds no graph all the same. Only a loss:
+  // a value made so and marked on purpose is a leaf to optimize.
+  bool Untracked = false;
+  if (C && !C->Cut) {
+    // The value before the mark (a local's own mark is one of its definitions): a loss call
+    // whose inputs computed from the model hold no graph.
+    const Expr *Marked = Mark->getImplicitObjectArgument();
+    if (const VarDecl *VD = markedVariable(Mark, nullptr); VD && VD->getInit())
+      Marked = VD->getInit();
+    const auto *Made = dyn_cast<CallExpr>(asSpelled(Marked));
+    if (Made && isLossName(M.callShape(Made).Name))
+      for (const Expr *In : Made->arguments()) {
+        std::optional<OutputCut> FromModel = M.outputCut(In);
+        if (!FromModel || !FromModel->Output)
+          continue;
+        OriginResult Origin = M.origin(In);
+        if (Origin.Kind != TensorOrigin::Data && Origin.Kind != TensorOrigin::Detached) {
+          C->Cut = nullptr;
+          break;
+        }
+        C->Cut = Origin.Source;
+      }
+    Untracked = C->Cut != nullptr;
+  }
   if (!C || !C->Cut)
     return;
   // It must be used as a loss (backpropagated or returned), never as an input of a forward or
@@ -85,7 +110,10 @@ void RequiresGradOnLossCheck::check(const MatchFinder::MatchResult &Result) {
        "%0() on a loss that does not require grad: %1, so backward() stops at this tensor and the "
        "model gets no gradient; consider computing the loss from the model's output with autograd on "
        "and removing this call")
-      << Mark->getMethodDecl()->getName() << describeCut(C->Cut, *C);
+      << Mark->getMethodDecl()->getName()
+      << (Untracked ? "it is computed from the model's output only through ops autograd does not record "
+                      "(argmax, comparisons, rounding)"
+                    : describeCut(C->Cut, *C));
   diag(C->Cut->getBeginLoc(), "the graph is cut here", DiagnosticIDs::Note);
   if (C->Output != C->Cut)
     diag(C->Output->getBeginLoc(), "the model output it comes from", DiagnosticIDs::Note);

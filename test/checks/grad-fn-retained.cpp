@@ -138,6 +138,36 @@ void positiveLambdaStep(Net &net, torch::Tensor x, torch::Tensor y) {
   }
 }
 
+// The last node, kept in an outer variable read after the loop: the previous graph stays alive
+// while the next is recorded, and the last one beyond training.
+std::string positiveOuterVariableReadAfter(Net &net, torch::optim::SGD &opt, torch::Tensor x, torch::Tensor y) {
+  NodePtr lastFn;
+  for (int i = 0; i < 10; ++i) {
+    opt.zero_grad();
+    auto loss = torch::mse_loss(net->forward(x), y);
+    lastFn = loss.grad_fn();
+    // CHECK: :[[@LINE-1]]:5: warning: autograd node from grad_fn() is kept in 'lastFn' across loop iterations
+    // CHECK: :[[@LINE-5]]:3: note: loop starts here
+    loss.backward();
+    opt.step();
+  }
+  return lastFn ? lastFn->name() : std::string("none");
+}
+
+// The previous iteration's node, read by the next one before it is replaced.
+void positiveOuterVariablePrevious(Net &net, torch::Tensor x, torch::Tensor y) {
+  NodePtr previous;
+  for (int i = 0; i < 10; ++i) {
+    auto loss = torch::mse_loss(net->forward(x), y);
+    if (previous && previous->name() != loss.grad_fn()->name())
+      break;
+    previous = loss.grad_fn();
+    // CHECK: :[[@LINE-1]]:5: warning: autograd node from grad_fn() is kept in 'previous' across loop iterations
+    // CHECK: :[[@LINE-6]]:3: note: loop starts here
+    loss.backward();
+  }
+}
+
 // ---- negatives ----------------------------------------------------------------------------
 
 // Only the node's name is kept: plain data.
@@ -158,6 +188,26 @@ void negativeLastNodeReplaced(Net &net, torch::Tensor x, torch::Tensor y) {
     last = loss.grad_fn();
     loss.backward();
   }
+}
+
+// The node read only in the iteration that assigned it; the variable is dead afterwards.
+void negativeOuterVariableReadSameIteration(Net &net, torch::Tensor x, torch::Tensor y) {
+  NodePtr node;
+  std::vector<std::string> names;
+  for (int i = 0; i < 10; ++i) {
+    auto loss = torch::mse_loss(net->forward(x), y);
+    node = loss.grad_fn();
+    names.push_back(node->name());
+    loss.backward();
+  }
+}
+
+// A node kept after a loop that records no graph: nothing trains around it.
+std::string negativeOuterVariableNoTraining(const std::vector<torch::Tensor> &outputs) {
+  NodePtr last;
+  for (const auto &out : outputs)
+    last = out.grad_fn();
+  return last ? last->name() : std::string();
 }
 
 // A container emptied at every iteration.

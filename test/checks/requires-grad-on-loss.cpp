@@ -160,6 +160,23 @@ void positiveMarkedThenScaled(Net &net, torch::optim::SGD &opt, torch::Tensor x,
   }
 }
 
+// The loss over the argmax of the output: no graph to the model, though nothing cut one.
+void positiveLossFromArgmax(Net &net, torch::optim::SGD &opt) {
+  auto loader = makeLoader();
+  for (auto &batch : *loader) {
+    opt.zero_grad();
+    auto out = net->forward(batch.data);
+    auto pred = out.argmax(1).to(torch::kFloat);
+    auto loss = torch::mse_loss(pred, batch.target.to(torch::kFloat));
+    loss.requires_grad_(true);
+    // CHECK: :[[@LINE-1]]:10: warning: requires_grad_() on a loss that does not require grad: it is computed from the model's output only through ops autograd does not record (argmax, comparisons, rounding), so backward() stops at this tensor
+    // CHECK: :[[@LINE-4]]:17: note: the graph is cut here
+    // CHECK: :[[@LINE-6]]:16: note: the model output it comes from
+    loss.backward();
+    opt.step();
+  }
+}
+
 // ---- negatives ----------------------------------------------------------------------------
 
 // A leaf the user optimizes.
@@ -246,6 +263,23 @@ void negativeOffAndUnused(Net &net, torch::Tensor x, std::vector<float> &log) {
   out.requires_grad_(false);
   auto snapshot = net->forward(x).detach().requires_grad_();
   log.push_back(snapshot.sum().item<float>());
+}
+
+// A loss over the argmax of the output only reported, never backpropagated nor returned.
+void negativeArgmaxMetricMarked(Net &net, torch::Tensor x, torch::Tensor y, std::vector<float> &log) {
+  auto pred = net->forward(x).argmax(1).to(torch::kFloat);
+  auto err = torch::mse_loss(pred, y);
+  err.requires_grad_(true);
+  log.push_back(err.item<float>());
+}
+
+// A leaf made from the argmax of an output on purpose and optimized: no loss.
+void negativeLeafFromArgmax(Net &net, torch::Tensor x) {
+  auto start = net->forward(x).argmax(1).to(torch::kFloat).requires_grad_();
+  torch::optim::SGD opt({start}, 0.1);
+  auto objective = (start * start).sum();
+  objective.backward();
+  opt.step();
 }
 
 // CHECK-NOT: warning:

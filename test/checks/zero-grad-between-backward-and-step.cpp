@@ -127,6 +127,24 @@ void positiveLambda(Net &net, torch::optim::SGD &opt, torch::Tensor x, torch::Te
     step();
 }
 
+// A helper of this file clears the gradients between backward() and step().
+void clearGradients(torch::optim::Optimizer &opt) { opt.zero_grad(); }
+
+void positiveThroughHelper(Net &net, torch::optim::SGD &opt, torch::Tensor x, torch::Tensor y) {
+  for (int i = 0; i < 10; ++i) {
+    auto loss = torch::mse_loss(net->forward(x), y);
+    loss.backward();
+    clearGradients(opt);
+    // CHECK: :[[@LINE-1]]:5: warning: 'clearGradients' clears the gradients after backward() and before step(): the step applies cleared gradients; consider zeroing before the forward pass or after step() [torch-zero-grad-between-backward-and-step]
+    // CHECK: :[[@LINE-3]]:5: note: backward() runs here
+    // CHECK: :[[@LINE+1]]:5: note: step() runs here
+    opt.step();
+  }
+}
+// FIXED: void positiveThroughHelper(
+// FIXED: opt.step();
+// FIXED-NEXT: clearGradients(opt);
+
 // ---- negatives ----------------------------------------------------------------------------
 
 void negativeZeroGradFirst(Net &net, torch::optim::SGD &opt, torch::Tensor x, torch::Tensor y) {
@@ -206,3 +224,27 @@ void negativeTwoPhases(Net &net, torch::optim::SGD &opt, torch::Tensor x, torch:
   torch::l1_loss(net->forward(x), y).backward();
   opt.step();
 }
+// The helper at the top of the iteration, before the forward.
+void negativeHelperFirst(Net &net, torch::optim::SGD &opt, torch::Tensor x, torch::Tensor y) {
+  for (int i = 0; i < 10; ++i) {
+    clearGradients(opt);
+    torch::mse_loss(net->forward(x), y).backward();
+    opt.step();
+  }
+}
+
+// A helper that zeroes only inside a loop of its own, between its own steps.
+void stepEach(torch::optim::SGD &opt, std::vector<torch::Tensor> &losses) {
+  for (auto &loss : losses) {
+    opt.zero_grad();
+    loss.backward();
+    opt.step();
+  }
+}
+void negativeHelperLoopsItself(Net &net, torch::optim::SGD &opt, torch::Tensor x, torch::Tensor y) {
+  torch::mse_loss(net->forward(x), y).backward();
+  std::vector<torch::Tensor> more{torch::mse_loss(net->forward(x), y)};
+  stepEach(opt, more);
+  opt.step();
+}
+

@@ -30,3 +30,5 @@ torch::Tensor loss_over(const torch::Tensor &output, const torch::Tensor &target
 torch::Tensor score_of(const torch::Tensor &output, const torch::Tensor &target) {
   return torch::mse_loss(output.detach(), target);
 }
+
+void zero_all(torch::optim::Optimizer &opt) { opt.zero_grad(); }

@@ -42,3 +42,5 @@ void predict_fields_detached(Net &net, const torch::Tensor &x, Prediction &p);
 // A loss over the prediction it is handed, and a score over it that detaches it.
 torch::Tensor loss_over(const torch::Tensor &output, const torch::Tensor &target);
 torch::Tensor score_of(const torch::Tensor &output, const torch::Tensor &target);
+// Clears the optimizer's gradients, out of sight of the loops that call it.
+void zero_all(torch::optim::Optimizer &opt);

@@ -192,3 +192,23 @@ void keeps_losses_computed_elsewhere(Net &net, torch::optim::SGD &opt) {
     opt.step();
   }
 }
+
+// Gradients cleared by model.cpp's zero_all() between backward() and step().
+void zeroes_between(Net &net, torch::optim::SGD &opt, const torch::Tensor &x, const torch::Tensor &y) {
+  for (int i = 0; i < 100; ++i) {
+    auto loss = torch::mse_loss(net->forward(x), y);
+    loss.backward();
+    zero_all(opt); // POSITIVE: zero-grad-between-backward-and-step
+    opt.step();
+  }
+}
+
+// The same helper before the forward: the usual order.
+void zeroes_first(Net &net, torch::optim::SGD &opt, const torch::Tensor &x, const torch::Tensor &y) {
+  for (int i = 0; i < 100; ++i) {
+    zero_all(opt); // NEGATIVE
+    auto loss = torch::mse_loss(net->forward(x), y);
+    loss.backward();
+    opt.step();
+  }
+}
