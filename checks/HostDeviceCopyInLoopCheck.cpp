@@ -24,48 +24,14 @@ Target moveTarget(const CXXMemberCallExpr *Call, ASTContext &Ctx) {
   return !To ? Target::None : *To == DeviceKind::Host ? Target::Host : Target::Device;
 }
 
-/// Whether \p E names \p VD.
-bool refersToLocal(const Expr *E, const VarDecl *VD) {
-  const auto *DRE = dyn_cast_or_null<DeclRefExpr>(spelled(E));
-  return DRE && DRE->getDecl() == VD;
-}
-
-/// Whether the tensor \p VD is filled in \p Loop: written in place, directly or through a view
-/// (`t[j] = v`, `t.index_put_(...)`, `t.fill_(v)`), or through its data pointer or an accessor.
-/// It then holds values computed on the host, like torch::tensor(values), not the factory's fill.
-bool filledIn(const VarDecl *VD, const Stmt *Loop, AutogradModel &Model) {
-  static const StringRef RawAccess[] = {"data_ptr", "mutable_data_ptr", "accessor", "packed_accessor32",
-                                        "packed_accessor64", "generic_packed_accessor"};
-  auto Ref = declRefExpr(to(varDecl(equalsNode(VD))));
-  for (const BoundNodes &B : match(findAll(callExpr(hasDescendant(Ref)).bind("c")), *Loop, Model.context())) {
-    const auto *Call = B.getNodeAs<CallExpr>("c");
-    if (const auto *Member = dyn_cast<CXXMemberCallExpr>(Call))
-      if (isTensorMethod(Member->getMethodDecl(), RawAccess) && refersToLocal(Member->getImplicitObjectArgument(), VD))
-        return true;
-    std::optional<InplaceOp> Op = Model.inplaceOp(Call);
-    for (const Expr *T = Op ? spelled(Op->Target) : nullptr; T; T = spelled(viewedTensor(T)))
-      if (refersToLocal(T, VD))
-        return true;
-  }
-  return false;
-}
-
-/// The host factory whose tensor \p E is in this iteration (AutogradModel::hostTensorSource):
-/// made in \p Scope (the loop's body, or the body of a function called on every iteration),
-/// through no local filled there. torch::tensor(values) only when `values` is invariant in \p Loop (it wraps
-/// host data), never in a called function (Loop null); from_blob never (it wraps the host data
-/// of the moment). Null otherwise.
+/// The host factory whose tensor \p E is in this iteration (AutogradModel::hostTensorSource, a
+/// fill the device could make): made in \p Scope (the loop's body, or the body of a function
+/// called on every iteration) or in a function called there. Null otherwise.
 const Expr *hostFactoryOf(const Expr *E, const Stmt *Scope, const Stmt *Loop, AutogradModel &Model) {
-  auto Factory = [&](const CallExpr *Call) {
-    StringRef Name = Call->getDirectCallee()->getName();
-    return llvm::is_contained(names::HostFactories, Name) &&
-           (Name != "tensor" || (Loop && Model.readsOnlyInvariants(Call, Loop)));
-  };
-  auto Unfilled = [&](const VarDecl *VD) { return !filledIn(VD, Scope, Model); };
   HostTensorQuery Q;
-  Q.Factory = Factory;
-  Q.Local = Unfilled;
+  Q.DeviceMakeable = true;
   Q.Scope = Scope;
+  Q.Loop = Loop;
   return Model.hostTensorSource(E, Q);
 }
 
@@ -131,20 +97,23 @@ void HostDeviceCopyInLoopCheck::check(const MatchFinder::MatchResult &Result) {
   if (T != Target::Device)
     return;
 
-  if (hostFactoryOf(Object, loopBody(Loop), Loop, Model)) {
+  if (const Expr *Source = hostFactoryOf(Object, loopBody(Loop), Loop, Model)) {
     diag(Loc, HostFactoryMessage);
     noteLoop();
+    // Made by a function the loop calls (its body here, or another TU's by the project index).
+    if (!isWithin(Source->getBeginLoc(), Loop->getSourceRange(), Ctx.getSourceManager()) ||
+        !hostFactoryCall(Source, Ctx))
+      diag(Source->getBeginLoc(), "made on the host here", DiagnosticIDs::Note);
     return;
   }
 
   // A tensor computed in this iteration from a host copy `x.cpu()` / `x.to(kCPU)` on every path.
-  auto NoFactory = [](const CallExpr *) { return false; };
   auto HostCopy = [&](const Expr *E) {
     const auto *C = dyn_cast<CXXMemberCallExpr>(E);
     return C && isTensorMethod(C->getMethodDecl(), {"cpu", "to"}) && moveTarget(C, Ctx) == Target::Host;
   };
   HostTensorQuery Copied;
-  Copied.Factory = NoFactory;
+  Copied.Factories = false;
   Copied.OnHost = HostCopy;
   Copied.Scope = loopBody(Loop);
   if (const auto *Copy = dyn_cast_or_null<CXXMemberCallExpr>(Model.hostTensorSource(Object, Copied))) {

@@ -112,8 +112,32 @@ const ValueDecl *rootOf(const Expr *E, bool Elements) {
   return nullptr;
 }
 
-/// One hostTensorSource question: the locals being followed (a definition reading its own
-/// variable, `t = t * 2`, adds nothing) and the first source found.
+/// Whether the tensor \p VD is filled in \p Scope: written in place, directly or through a view
+/// (`t[j] = v`, `t.index_put_(...)`, `t.fill_(v)`), or through its data pointer or an accessor.
+/// It then holds values computed on the host, like torch::tensor(values), not the factory's fill.
+bool filledIn(const VarDecl *VD, const Stmt *Scope, AutogradModel &M) {
+  static const StringRef RawAccess[] = {"data_ptr", "mutable_data_ptr", "accessor", "packed_accessor32",
+                                        "packed_accessor64", "generic_packed_accessor"};
+  auto Names = [VD](const Expr *E) {
+    const auto *DRE = dyn_cast_or_null<DeclRefExpr>(E ? E->IgnoreUnlessSpelledInSource() : nullptr);
+    return DRE && DRE->getDecl() == VD;
+  };
+  auto Ref = declRefExpr(to(varDecl(equalsNode(VD))));
+  for (const BoundNodes &B : match(findAll(callExpr(hasDescendant(Ref)).bind("c")), *Scope, M.context())) {
+    const auto *Call = B.getNodeAs<CallExpr>("c");
+    if (const auto *Member = dyn_cast<CXXMemberCallExpr>(Call))
+      if (isTensorMethod(Member->getMethodDecl(), RawAccess) && Names(Member->getImplicitObjectArgument()))
+        return true;
+    std::optional<InplaceOp> Op = M.inplaceOp(Call);
+    for (const Expr *T = Op ? Op->Target : nullptr; T; T = viewedTensor(T->IgnoreUnlessSpelledInSource()))
+      if (Names(T))
+        return true;
+  }
+  return false;
+}
+
+/// One hostTensorSource question: the locals and functions being followed (a definition reading
+/// its own variable, `t = t * 2`, adds nothing) and the first source found.
 class HostWalk : public ProvenanceWalk {
 public:
   HostWalk(AutogradModel &M, const HostTensorQuery &Q) : ProvenanceWalk(M), Q(Q) {}
@@ -127,7 +151,7 @@ public:
     if (Q.OnHost && Q.OnHost(E))
       return found(E);
     if (const CallExpr *Factory = hostFactoryCall(E, Ctx))
-      return (!Q.Factory || Q.Factory(Factory)) && found(Factory);
+      return Q.Factories && deviceMakeable(Factory) && found(Factory);
     // `std::get<0>(x.max(1))`: an element of the tuple a tensor method returns.
     bool Element = false;
     if (const auto *Get = dyn_cast<CallExpr>(E); Get && Get->getNumArgs() == 1 && Get->getDirectCallee() &&
@@ -136,6 +160,9 @@ public:
       E = Get->getArg(0)->IgnoreUnlessSpelledInSource();
       Element = isa<CXXMemberCallExpr>(E);
     }
+    if (const auto *Call = dyn_cast<CallExpr>(E); Call && isTensorType(Call->getType()))
+      if (const FunctionDecl *FD = M.calledFunction(Call); FD && !isInSystemHeader(FD))
+        return returnsHost(FD, Call, Depth);
     if (const auto *Call = dyn_cast<CXXMemberCallExpr>(E)) {
       // A tensor method keeps its object where it is unless it moves it (`.cuda()`, `.to(device)`,
       // `.to(options)`); a tensor argument on another device would make it throw.
@@ -160,6 +187,29 @@ private:
     return true;
   }
 
+  bool deviceMakeable(const CallExpr *Factory) {
+    StringRef Name = Factory->getDirectCallee()->getName();
+    return !Q.DeviceMakeable || (llvm::is_contained(names::HostFactories, Name) &&
+                                 (Name != "tensor" || (!InCallee && Q.Loop && M.readsOnlyInvariants(Factory, Q.Loop))));
+  }
+
+  /// A user function returning a tensor: every return of its body here, for the call \p Call;
+  /// another TU's, by the project index.
+  bool returnsHost(const FunctionDecl *FD, const CallExpr *Call, unsigned Depth) {
+    if (!FD->getDefinition()) {
+      std::optional<uint32_t> Facts = M.indexedFacts(FD);
+      return Q.Factories && Facts && (*Facts & FunctionSummary::ReturnsHost) && found(Call);
+    }
+    bool Any = false, All = true;
+    ++InCallee;
+    returns(FD, Call, [&](const Expr *Ret) {
+      Any = true;
+      return !(All = onHost(Ret, Depth + 1));
+    });
+    --InCallee;
+    return Any && All;
+  }
+
   /// \p Object (optional) and the tensor arguments of \p Args, at least one, all on the host:
   /// a 0-dim host tensor combined with a device tensor gives a device tensor.
   bool allOnHost(const Expr *Object, llvm::iterator_range<CallExpr::const_arg_iterator> Args, unsigned Depth) {
@@ -177,15 +227,18 @@ private:
   }
 
   /// A local tensor (or reference binding a temporary) is on the host when every definition
-  /// reaching \p Ref (reachingAt) is; in-place writes keep it where it is.
+  /// reaching \p Ref (reachingAt) is; in-place writes keep it where it is. In a called function,
+  /// all its definitions run within Q.Scope.
   bool localOnHost(const DeclRefExpr *Ref, unsigned Depth) {
     const auto *VD = dyn_cast<VarDecl>(Ref->getDecl());
     const Expr *Init = VD ? VD->getInit() : nullptr;
     if (const auto *Cleanups = dyn_cast_or_null<ExprWithCleanups>(Init))
       Init = Cleanups->getSubExpr();
+    const auto *Fn = VD ? dyn_cast_or_null<FunctionDecl>(VD->getParentFunctionOrMethod()) : nullptr;
+    const Stmt *Within = Q.Scope && !InCallee ? Q.Scope : Fn ? Fn->getBody() : nullptr;
     if (!VD || !VD->isLocalVarDecl() || VD->isStaticLocal() || !isTensorType(VD->getType()) ||
         (VD->getType()->isReferenceType() && !isa_and_nonnull<MaterializeTemporaryExpr>(Init)) ||
-        (Q.Local && !Q.Local(VD)))
+        (Q.DeviceMakeable && (!Within || filledIn(VD, Within, M))))
       return false;
     if (!enter(VD))
       return true;
@@ -200,7 +253,8 @@ private:
     llvm::SmallVector<const Stmt *, 2> Reaching = M.reachingAt(Sites, Ref);
     bool All = !Reaching.empty();
     for (const Stmt *Site : Reaching)
-      if (!(All = (!Q.Scope || isWithin(Site->getBeginLoc(), Q.Scope->getSourceRange(), Ctx.getSourceManager())) &&
+      if (!(All = (!Q.Scope || InCallee ||
+                   isWithin(Site->getBeginLoc(), Q.Scope->getSourceRange(), Ctx.getSourceManager())) &&
                   onHost(Values[llvm::find(Sites, Site) - Sites.begin()], Depth + 1)))
         break;
     leave(VD);
@@ -208,6 +262,7 @@ private:
   }
 
   const HostTensorQuery &Q;
+  unsigned InCallee = 0; ///< how many user functions deep the walk is
 };
 } // namespace
 

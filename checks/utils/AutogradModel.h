@@ -186,12 +186,16 @@ struct OutputCut {
 /// Tensors, IValues, and containers, tuples and structs holding them: what can keep a graph alive.
 bool canHoldGraph(clang::QualType T, unsigned Depth = 3);
 
-/// What hostTensorSource accepts beyond LibTorch's own facts; an empty callback accepts all.
+/// What hostTensorSource accepts as a start on the host.
 struct HostTensorQuery {
-  llvm::function_ref<bool(const clang::CallExpr *)> Factory; ///< which hostFactoryCall()s count
-  llvm::function_ref<bool(const clang::Expr *)> OnHost;      ///< other sources on the host (none)
-  llvm::function_ref<bool(const clang::VarDecl *)> Local;    ///< which locals are followed
-  const clang::Stmt *Scope = nullptr; ///< when set, only definitions inside it count
+  llvm::function_ref<bool(const clang::Expr *)> OnHost; ///< other sources on the host (none)
+  bool Factories = true;                                ///< hostFactoryCall()s
+  /// Only fills the device could make itself, which a copy wastes: no from_blob (the host memory
+  /// of the moment), no local written in place, torch::tensor(values) only over values the same
+  /// every iteration of Loop (never in a called function).
+  bool DeviceMakeable = false;
+  const clang::Stmt *Scope = nullptr; ///< when set, only definitions inside it (or in what it calls) count
+  const clang::Stmt *Loop = nullptr;  ///< see DeviceMakeable
 };
 
 /// The CheckOptions the model's answers depend on (docs/options.md); checks with equal options
@@ -306,8 +310,9 @@ public:
   /// Whether \p S's function, its own lambda or a caller (CallDepth + 1 levels) showsAccelerator.
   bool mayUseAccelerator(const clang::Stmt *S);
   /// Where the tensor \p E was made when every path starts on the host (a hostFactoryCall or
-  /// \p Q.OnHost), through device-keeping tensor methods, operators on host operands and reaching
-  /// definitions of locals; else null.
+  /// \p Q.OnHost), through device-keeping tensor methods, operators on host operands, reaching
+  /// definitions of locals, and user functions every return of which does (another TU's: the
+  /// index's FunctionSummary::ReturnsHost); else null.
   const clang::Expr *hostTensorSource(const clang::Expr *E, const HostTensorQuery &Q = {});
 
   // ---- loops -------------------------------------------------------------------------------

@@ -49,8 +49,11 @@ struct FunctionSummary {
     ReturnsGraph = 1u << 8, ///< returns a graph-attached tensor
     /// runs its forwards with autograd off (a NoGradGuard in its body): a prediction helper
     GradOffForward = 1u << 9,
+    /// returns a tensor made on the host on every path, a fill the device could make itself
+    /// (AutogradModel::hostTensorSource with HostTensorQuery::DeviceMakeable)
+    ReturnsHost = 1u << 10,
     /// The facts of the function itself, not joined from its callees.
-    OwnFacts = ReturnsGraph | GradOffForward
+    OwnFacts = ReturnsGraph | GradOffForward | ReturnsHost
   };
   std::string Name; ///< qualified name, for messages
   uint32_t Facts = 0;

@@ -1,5 +1,6 @@
 #include "utils/Summaries.h"
 
+#include "utils/Provenance.h"
 #include "utils/TorchMatchers.h"
 #include "utils/TorchNames.h"
 
@@ -77,6 +78,14 @@ FunctionSummary summarize(AutogradModel &Model, const FunctionDecl *FD) {
         Model.isGraphAttached(Ret->getRetValue()))
       S.Facts |= FunctionSummary::ReturnsGraph;
   }
+  // A tensor made on the host on every path: a caller's copy of it to the device is wasted.
+  HostTensorQuery Host;
+  Host.DeviceMakeable = true;
+  Host.Scope = Body;
+  llvm::SmallVector<const Expr *, 2> Returned = returnedValues(FD, Ctx);
+  if (isTensorType(FD->getReturnType()) && !Returned.empty() &&
+      llvm::all_of(Returned, [&](const Expr *R) { return Model.hostTensorSource(R, Host); }))
+    S.Facts |= FunctionSummary::ReturnsHost;
   // A loss over the output it is handed: attached when the caller's argument is.
   if (!(S.Facts & FunctionSummary::ReturnsGraph) && isTensorType(FD->getReturnType()))
     for (unsigned I = 0; I < FD->getNumParams() && I < 32; ++I)

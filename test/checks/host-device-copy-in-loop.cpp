@@ -439,3 +439,51 @@ void negativeEarlyReturnInterval(Net model, torch::optim::SGD &opt, torch::Devic
     snap.take(device);
   }
 }
+
+// A helper returning a constant fill made on the host, moved by the loop on every iteration
+// (its body here; another TU's is known by the project index: test/project/crosstu-host.test).
+torch::Tensor smoothingMask() { return torch::full({64, 10}, 0.01); }
+auto scaledMask() { return smoothingMask() * 2; }
+
+void positiveHelperReturnsHostFill(Net model, torch::Device device, torch::Tensor x) {
+  for (int i = 0; i < 10; ++i) {
+    auto mask = smoothingMask().to(device);
+    // CHECK: :[[@LINE-1]]:33: warning: tensor created on the host and copied to the device on every iteration; consider creating it on the device with 'torch::TensorOptions().device(...)' [torch-host-device-copy-in-loop]
+    // CHECK: :[[@LINE-3]]:3: note: loop starts here
+    // CHECK: :[[@LINE-8]]:40: note: made on the host here
+    auto scaled = scaledMask().to(device);
+    // CHECK: :[[@LINE-1]]:32: warning: tensor created on the host and copied to the device on every iteration; consider creating it on the device with 'torch::TensorOptions().device(...)' [torch-host-device-copy-in-loop]
+    // CHECK: :[[@LINE-7]]:3: note: loop starts here
+    // CHECK: :[[@LINE-12]]:40: note: made on the host here
+    model->forward(x * mask * scaled);
+  }
+}
+
+// Helpers whose tensors hold host data: values, a wrapped buffer, a tensor filled in place, or
+// a device the caller names. Copying them is loading data.
+torch::Tensor fromValues(const std::vector<float> &v) { return torch::tensor(v); }
+torch::Tensor wrapBuffer(std::vector<float> &v) { return torch::from_blob(v.data(), {(int64_t)v.size()}); }
+torch::Tensor filledRow(const std::vector<float> &v) {
+  auto t = torch::zeros({(int64_t)v.size()});
+  auto a = t.accessor<float, 1>();
+  for (size_t j = 0; j < v.size(); ++j)
+    a[j] = v[j];
+  return t;
+}
+torch::Tensor maskOn(torch::Device device) { return torch::full({64, 10}, 0.01, device); }
+torch::Tensor eitherMask(bool fresh, const torch::Tensor &cached) {
+  if (fresh)
+    return torch::ones({64, 10});
+  return cached;
+}
+
+void negativeHelpersReturnHostData(Net model, torch::Device device, std::vector<float> &row, torch::Tensor cached) {
+  for (int i = 0; i < 10; ++i) {
+    auto a = fromValues(row).to(device);
+    auto b = wrapBuffer(row).to(device);
+    auto c = filledRow(row).to(device);
+    auto d = maskOn(device).to(device);
+    auto e = eitherMask(i == 0, cached).to(device);
+    model->forward(a + b + c + d + e);
+  }
+}

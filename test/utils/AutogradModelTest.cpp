@@ -394,7 +394,16 @@ void run_steps(const std::vector<torch::Tensor> &xs, std::function<void(torch::T
     on_step(x);
 }
 void host_sink(const torch::Tensor &t);
+torch::Tensor h_make() { return torch::full({4}, 0.5); }
+torch::Tensor h_wrap(std::vector<float> &b) { return torch::from_blob(b.data(), {4}); }
+torch::Tensor h_values(const std::vector<float> &v) { return torch::tensor(v); }
 void host_tensors(torch::Tensor dev, torch::TensorOptions opts, std::vector<float> &buf, bool c) {
+  auto h_made = h_make() * 2;
+  auto h_wrapped = h_wrap(buf);
+  auto h_listed = h_values(buf);
+  auto h_filled = torch::zeros({4});
+  h_filled[0] = 1;
+  host_sink(h_filled);
   auto h_factory = torch::zeros({4});
   auto h_sum = h_factory + torch::ones({4}) * 2;
   auto h_dtype = h_sum.to(torch::kDouble).sum();
@@ -812,15 +821,23 @@ TEST_F(AutogradModelTest, HostTensorSource) {
   EXPECT_NE(Source(LastRef("h_branch")), nullptr);
   EXPECT_EQ(Source(LastRef("h_either")), nullptr);
   EXPECT_EQ(Source(LastRef("h_factory")), Init("h_factory")->IgnoreUnlessSpelledInSource());
-  // The question's own choices: which factories count, which locals are followed.
-  auto NoZeros = [](const CallExpr *C) { return C->getDirectCallee()->getName() != "zeros"; };
-  HostTensorQuery OnlyOnes;
-  OnlyOnes.Factory = NoZeros;
-  EXPECT_EQ(Source(LastRef("h_branch"), OnlyOnes), nullptr);
-  auto NotBranch = [](const VarDecl *VD) { return VD->getName() != "h_branch"; };
-  HostTensorQuery SkipBranch;
-  SkipBranch.Local = NotBranch;
-  EXPECT_EQ(Source(LastRef("h_branch"), SkipBranch), nullptr);
+  // User functions: every return of their bodies.
+  auto Made = match(findAll(callExpr(callee(functionDecl(hasName("full")))).bind("c")), ctx());
+  EXPECT_EQ(Source(Init("h_made")), Made.front().getNodeAs<Expr>("c"));
+  EXPECT_NE(Source(Init("h_wrapped")), nullptr);
+  EXPECT_NE(Source(Init("h_listed")), nullptr);
+  EXPECT_NE(Source(LastRef("h_filled")), nullptr);
+  // The question's own choices: no factory; only fills the device could make itself, so no
+  // from_blob, no local filled in place, no torch::tensor(values) in a called function.
+  HostTensorQuery NoFactories;
+  NoFactories.Factories = false;
+  EXPECT_EQ(Source(LastRef("h_branch"), NoFactories), nullptr);
+  HostTensorQuery Makeable;
+  Makeable.DeviceMakeable = true;
+  EXPECT_NE(Source(Init("h_made"), Makeable), nullptr);
+  EXPECT_EQ(Source(Init("h_wrapped"), Makeable), nullptr);
+  EXPECT_EQ(Source(Init("h_listed"), Makeable), nullptr);
+  EXPECT_EQ(Source(LastRef("h_filled"), Makeable), nullptr);
   // Made in the loop: the value before it does not count.
   HostTensorQuery InLoop;
   InLoop.Scope = loopIn("host_tensors");
