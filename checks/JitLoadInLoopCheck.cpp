@@ -31,6 +31,18 @@ const Expr *sourceInLoopFunction(const Expr *Source, const CallExpr *Via, Autogr
   return argumentFor(Via, Param);
 }
 
+/// Whether \p Source is a parameter of \p Hot's Entry (called by another TU's loop) to which
+/// the loop's call passes the same value on every iteration (LoopCall::SameArgs).
+bool sameAcross(const Expr *Source, const PerIteration &Hot) {
+  const auto *Ref = dyn_cast<DeclRefExpr>(Source->IgnoreParenImpCasts());
+  const auto *Param = Ref ? dyn_cast<ParmVarDecl>(Ref->getDecl()) : nullptr;
+  const auto *Owner = Param ? dyn_cast<FunctionDecl>(Param->getDeclContext()) : nullptr;
+  if (!Owner || !Hot.Entry || Owner->getCanonicalDecl() != Hot.Entry->getCanonicalDecl())
+    return false;
+  unsigned I = Param->getFunctionScopeIndex();
+  return Hot.Across->Calls == 0 && I < 32 && (Hot.Across->SameArgs >> I & 1u);
+}
+
 } // namespace
 
 void JitLoadInLoopCheck::registerMatchers(MatchFinder *Finder) {
@@ -49,23 +61,26 @@ void JitLoadInLoopCheck::check(const MatchFinder::MatchResult &Result) {
   if (Load->getBeginLoc().isMacroID() || !Fn || Load->getNumArgs() == 0 ||
       (Fn->isDependentContext() && !isUninstantiatedPattern(Fn)))
     return;
-  std::optional<PerIteration> Hot = Model.perIterationLoop(Load);
+  std::optional<PerIteration> Hot = Model.perIterationLoop(Load, {}, /*AcrossTUs=*/true);
   if (!Hot)
     return;
   // Loading a different file each time (a list of models, each epoch's checkpoint) is the
   // point of such a loop.
   const Expr *Source = sourceInLoopFunction(Load->getArg(0), Hot->Via, Model);
-  if (!Source || !Model.sameEveryIteration(Source, Hot->Loop))
+  if (!Source)
+    return;
+  // Across TUs: a parameter the loop passes the same value, or a name that reads no local.
+  if (Hot->Across ? !sameAcross(Source, *Hot) &&
+                        !match(findAll(declRefExpr(to(varDecl(hasLocalStorage()))).bind("local")), *Source, Ctx).empty()
+                  : !Model.sameEveryIteration(Source, Hot->Loop))
     return;
   diag(Load->getBeginLoc(), "torch::jit::load() of the same module on every iteration: the file is "
                             "parsed and every tensor allocated again each time; consider loading it "
                             "once before the loop and reusing the module");
-  if (Hot->Via)
-    diag(Hot->Via->getBeginLoc(), "called on every iteration here", DiagnosticIDs::Note);
-  diag(Hot->Loop->getBeginLoc(), "loop starts here", DiagnosticIDs::Note);
+  noteLoop(*Hot, "iteration");
   // `torch::jit::Module m = torch::jit::load(path);` in the loop's body: load it before the loop.
   const DeclStmt *Declaration = fixits::declarationOf(Load, Ctx);
-  if (!Hot->Via && Declaration)
+  if (Hot->Loop && !Hot->Via && Declaration)
     if (fixits::Fixes Fix = fixits::hoistBefore(Declaration, Hot->Loop, Ctx); !Fix.empty())
       diag(Declaration->getBeginLoc(), "load it once, before the loop", DiagnosticIDs::Note) << Fix;
 }

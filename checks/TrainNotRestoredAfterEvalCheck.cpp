@@ -18,40 +18,41 @@ struct EvalSite {
   const Stmt *Loop = nullptr;
   const CallExpr *Site = nullptr;
   const ValueDecl *Module = nullptr;
+  /// Through a helper: the statement of its body that leads to the eval() (the eval() itself).
+  const Stmt *Inner = nullptr;
 };
 
-/// The module a call's object names, mapping a helper's parameter to the argument of \p Via.
-const ValueDecl *moduleOf(const Expr *Object, const CallExpr *Via) {
-  const ValueDecl *D = containerRoot(Object);
+/// The variable or field holding the module \p E names: a ModuleHolder or shared_ptr passed by
+/// value is a copy sharing the same module.
+const ValueDecl *moduleRoot(const Expr *E) { return E ? containerRoot(E->IgnoreUnlessSpelledInSource()) : nullptr; }
+
+/// \p D seen from the caller of \p Via: the argument's module for a parameter of its callee.
+const ValueDecl *throughCall(const ValueDecl *D, const CallExpr *Via) {
   const auto *Param = dyn_cast_or_null<ParmVarDecl>(D);
   // A parameter of the function that holds the helper (a lambda's capture) is no argument of Via.
   const auto *Owner = Param ? dyn_cast<Decl>(Param->getDeclContext()) : nullptr;
   const Decl *Callee = Via ? Via->getCalleeDecl() : nullptr;
   if (!Owner || !Callee || Owner->getCanonicalDecl() != Callee->getCanonicalDecl())
     return D;
-  const Expr *Arg = argumentFor(Via, Param);
-  return Arg ? containerRoot(Arg) : nullptr;
+  return moduleRoot(argumentFor(Via, Param));
 }
 
-/// The training loop around \p Eval, in its function or around the call of its (loop-free)
-/// function one level up.
-std::optional<EvalSite> evalSite(const CallExpr *Eval, AutogradModel &Model) {
-  ASTContext &Ctx = Model.context();
-  auto TrainingLoopAround = [&](const Stmt *S) -> const Stmt * {
-    for (const Stmt *L = Model.enclosingLoop(S); L; L = Model.enclosingLoop(L))
-      if (Model.loop(L).Kind == LoopKind::Training)
-        return L;
-    return nullptr;
-  };
-  const Expr *Object = Model.callShape(Eval).Object;
-  if (const Stmt *L = TrainingLoopAround(Eval))
-    return EvalSite{L, Eval, moduleOf(Object, nullptr)};
-  if (Model.enclosingLoop(Eval))
+/// The module a call's object names in the loop's function (see throughCall).
+const ValueDecl *moduleOf(const Expr *Object, const CallExpr *Via) { return throughCall(moduleRoot(Object), Via); }
+
+/// The training loop around \p Eval (or the helper call running it), in its function or around
+/// a caller, with \p Object, the module put in eval mode, seen from the loop's function.
+std::optional<EvalSite> evalSite(const CallExpr *Eval, const Expr *Object, AutogradModel &Model) {
+  llvm::SmallVector<const CallExpr *, 2> Calls;
+  const Stmt *L = Model.trainingLoopOf(Eval, &Calls, /*ThroughLambdas=*/true);
+  if (!L)
     return std::nullopt;
-  for (const LoopSite &Site : Model.callsInLoops(enclosingFunction(Eval, Ctx)))
-    if (const Stmt *L = TrainingLoopAround(Site.Via))
-      return EvalSite{L, Site.Via, moduleOf(Object, Site.Via)};
-  return std::nullopt;
+  EvalSite At{L, Calls.empty() ? Eval : Calls.back(), moduleRoot(Object)};
+  for (const CallExpr *Via : Calls)
+    At.Module = throughCall(At.Module, Via);
+  if (!Calls.empty())
+    At.Inner = Calls.size() > 1 ? Calls[Calls.size() - 2] : Eval;
+  return At;
 }
 
 /// `m->train()` or `m->train(true)`, not `m->train(false)`.
@@ -70,12 +71,12 @@ AST_MATCHER(CallExpr, callsBodyElsewhere) {
 }
 
 /// The module a helper of another TU is handed: its object, or its first module argument.
-const ValueDecl *moduleHandedTo(const CallExpr *Helper, AutogradModel &Model) {
+const Expr *moduleHandedTo(const CallExpr *Helper, AutogradModel &Model) {
   if (const Expr *Object = Model.callShape(Helper).Object; Object && isModuleType(Object->getType()))
-    return containerRoot(Object);
+    return Object;
   for (const Expr *Arg : Helper->arguments())
     if (isModuleType(Arg->getType().getNonReferenceType()))
-      return containerRoot(Arg);
+      return Arg;
   return nullptr;
 }
 
@@ -103,18 +104,17 @@ void TrainNotRestoredAfterEvalCheck::check(const MatchFinder::MatchResult &Resul
   const FunctionDecl *Fn = enclosingFunction(Eval, Ctx);
   if (Eval->getBeginLoc().isMacroID() || !Fn || (Fn->isDependentContext() && !isUninstantiatedPattern(Fn)))
     return;
-  std::optional<EvalSite> At = evalSite(Eval, Model);
-  if (At && Helper)
-    At->Module = moduleHandedTo(Helper, Model);
+  std::optional<EvalSite> At =
+      evalSite(Eval, Helper ? moduleHandedTo(Helper, Model) : Model.callShape(Eval).Object, Model);
   if (!At || !At->Module)
     return;
   // A helper (or lambda) that switches the module back with train() after its eval() leaves it
   // in training mode.
   if (At->Site != Eval) {
-    const ValueDecl *Local = containerRoot(Model.callShape(Eval).Object);
+    const ValueDecl *Local = moduleRoot(Model.callShape(Eval).Object);
     for (const LoopEvent &E : Model.eventsIn(Fn->getBody()))
       if (E.Kind == LoopEventKind::Train && E.Site == E.Call && restoresTraining(E, Ctx) &&
-          containerRoot(Model.callShape(cast<CallExpr>(E.Call)).Object) == Local && Model.mayRunBefore(Eval, E.Call))
+          moduleRoot(Model.callShape(cast<CallExpr>(E.Call)).Object) == Local && Model.mayRunBefore(Eval, E.Call))
         return;
   }
   const SourceManager &SM = Ctx.getSourceManager();
@@ -132,25 +132,38 @@ void TrainNotRestoredAfterEvalCheck::check(const MatchFinder::MatchResult &Resul
   // a backward() or step() of the iteration. A separate evaluation copy never is. And eval()
   // must come after a training step of the iteration: a frozen encoder put in eval mode before
   // the steps stays in it on purpose.
+  // Steps run through the same call of the loop as the eval() (a fold's train-then-test helper)
+  // come before it when one of that helper's statements before Inner runs one.
+  auto StepBeforeInside = [&] {
+    const FunctionDecl *Inside = At->Inner ? enclosingFunction(At->Inner, Ctx) : nullptr;
+    for (LoopEventKind K : {LoopEventKind::Backward, LoopEventKind::Step})
+      for (const Stmt *S : Inside && Inside->hasBody() ? Model.sitesIn(Inside->getBody(), K)
+                                                       : llvm::SmallVector<const Stmt *, 4>())
+        if (S != At->Inner && Model.mayRunBefore(S, At->Inner))
+          return true;
+    return false;
+  };
   const LoopEvent *Next = nullptr;
   bool Trained = false, AfterStep = false;
   for (const LoopEvent &Step : Model.loop(At->Loop).Events) {
     if ((Step.Kind != LoopEventKind::Backward && Step.Kind != LoopEventKind::Step) ||
         llvm::is_contained(Restores, Step.Site))
       continue;
-    AfterStep |= Before(Step.Site, At->Site);
+    bool Same = Step.Site == At->Site;
+    AfterStep |= Before(Step.Site, At->Site) || (Same && StepBeforeInside());
     for (const LoopEvent &F : Model.loop(At->Loop).Events) {
-      if (Before(Step.Site, F.Site) || F.Site == At->Site)
+      if (Before(Step.Site, F.Site) || (F.Site == At->Site && !Same))
         continue;
       const auto *Call = cast<CallExpr>(F.Site);
       bool Uses = F.Kind == LoopEventKind::Forward && F.Site == F.Call &&
                   moduleOf(Model.callShape(Call).Object, nullptr) == At->Module;
       Uses |= F.Site != F.Call && llvm::any_of(Call->arguments(), [&](const Expr *Arg) {
-        return containerRoot(Arg) == At->Module;
+        return moduleRoot(Arg) == At->Module;
       });
       Trained |= Uses;
     }
-    if (!Next && Model.mayRunBeforeAvoiding(At->Site, Step.Site, Restores))
+    if (!Next && (Same ? Model.mayRunInLaterIteration(At->Site, Step.Site, Restores)
+                       : Model.mayRunBeforeAvoiding(At->Site, Step.Site, Restores)))
       Next = &Step;
   }
   if (!Next || !Trained || !AfterStep || holdsUnparsedCode(Eval, Ctx) ||

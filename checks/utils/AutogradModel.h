@@ -335,8 +335,11 @@ public:
   /// The loop keeping what \p Write puts into \p Kept across calls: one the argument or captured
   /// local outlives; for a field or global, the loop around Write or a caller.
   LoopSite loopKeeping(const clang::Stmt *Write, const clang::ValueDecl *Kept);
-  /// The innermost training loop around \p S, in its function or around a caller.
-  const clang::Stmt *trainingLoopOf(const clang::Stmt *S);
+  /// The innermost training loop around \p S, in its function or around a caller (a lambda's
+  /// is found where it is defined, and with \p ThroughLambdas also around its calls); \p Calls
+  /// receives the calls on the way, the one in S's caller first and the one in the loop last.
+  const clang::Stmt *trainingLoopOf(const clang::Stmt *S, llvm::SmallVectorImpl<const clang::CallExpr *> *Calls = nullptr,
+                                    bool ThroughLambdas = false);
   /// The first event of \p Kinds that \p Loop runs atOwnLevel (and \p Where accepts), or null.
   const LoopEvent *ownLevelEvent(const clang::Stmt *Loop, llvm::ArrayRef<LoopEventKind> Kinds,
                                  llvm::function_ref<bool(const LoopEvent &)> Where = nullptr);

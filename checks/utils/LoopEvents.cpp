@@ -348,12 +348,17 @@ LoopSite AutogradModel::loopKeeping(const Stmt *Write, const ValueDecl *Kept) {
       .value_or(PerIteration());
 }
 
-const Stmt *AutogradModel::trainingLoopOf(const Stmt *S) {
-  // A lambda's loop is found where it is defined (enclosingLoop), not through its calls.
-  auto Training = [&](const Stmt *L, ArrayRef<const Stmt *>) {
-    return loop(L).Kind == LoopKind::Training ? Verdict::Take : Verdict::Skip;
+const Stmt *AutogradModel::trainingLoopOf(const Stmt *S, llvm::SmallVectorImpl<const CallExpr *> *Calls,
+                                          bool ThroughLambdas) {
+  auto Training = [&](const Stmt *L, ArrayRef<const Stmt *> Path) {
+    if (loop(L).Kind != LoopKind::Training)
+      return Verdict::Skip;
+    for (const Stmt *Call : Path.drop_front())
+      if (Calls)
+        Calls->push_back(cast<CallExpr>(Call));
+    return Verdict::Take;
   };
-  return loopAround(S, Training, 0).value_or(PerIteration()).Loop;
+  return loopAround(S, Training, ThroughLambdas ? ThroughLambdaCalls : 0).value_or(PerIteration()).Loop;
 }
 
 bool AutogradModel::atOwnLevel(const LoopEvent &E, const Stmt *Loop) {

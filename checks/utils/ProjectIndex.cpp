@@ -67,7 +67,7 @@ uint64_t hashOf(const std::optional<LoopCall> &C) {
     return 0;
   std::string Bytes;
   llvm::raw_string_ostream OS(Bytes);
-  OS << C->Loop << '\0' << C->Queries << ' ' << C->Calls << ' ' << C->Accelerator;
+  OS << C->Loop << '\0' << C->Queries << ' ' << C->Calls << ' ' << C->Accelerator << ' ' << C->SameArgs;
   uint64_t H = llvm::xxHash64(OS.str());
   return H ? H : 1;
 }
@@ -144,21 +144,28 @@ json::Value toJSON(const LoopCall &C) {
   json::Object O{{"loop", C.Loop}, {"loops", bitNames(C.Queries, QueryNames)}, {"calls", int64_t(C.Calls)}};
   if (C.Accelerator)
     O["accelerator"] = true;
+  if (C.SameArgs)
+    O["same_args"] = int64_t(C.SameArgs);
   return O;
 }
 
 bool fromJSON(const json::Value &V, LoopCall &C, json::Path P) {
   json::ObjectMapper M(V, P);
   std::vector<std::string> Queries;
-  int64_t Calls = 0;
+  int64_t Calls = 0, SameArgs = 0;
   if (!M || !M.map("loop", C.Loop) || !M.map("loops", Queries) || !M.map("calls", Calls) ||
-      !M.mapOptional("accelerator", C.Accelerator))
+      !M.mapOptional("accelerator", C.Accelerator) || !M.mapOptional("same_args", SameArgs))
     return false;
   if (Calls < 0 || Calls > 64) {
     P.field("calls").report("out of range");
     return false;
   }
+  if (SameArgs < 0 || SameArgs > int64_t(UINT32_MAX)) {
+    P.field("same_args").report("out of range");
+    return false;
+  }
   C.Calls = unsigned(Calls);
+  C.SameArgs = uint32_t(SameArgs);
   return nameBits(Queries, QueryNames, C.Queries, P.field("loops"), "unknown loop kind");
 }
 
@@ -253,6 +260,9 @@ std::optional<LoopCall> ProjectIndex::firstLoopCall(llvm::StringRef USR, uint32_
           LoopCall Found = C;
           Found.Queries = queriesOf(C);
           Found.Calls += Hops;
+          // The arguments known are those of the loop's own call, not of a function above.
+          if (Hops)
+            Found.SameArgs = 0;
           return Found;
         }
     if (Hops == MaxEveryCallHops)

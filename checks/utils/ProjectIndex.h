@@ -100,12 +100,17 @@ struct LoopCall {
   uint32_t Queries = 0;  ///< the Query bits the loop answers
   unsigned Calls = 0;    ///< calls between the loop's function and the call (0: in the loop)
   bool Accelerator = false; ///< the code around the loop shows an accelerator
+  /// Bit i: the callee's parameter i gets the same value on every iteration (a call in the
+  /// loop itself, Calls == 0; else none is known).
+  uint32_t SameArgs = 0;
 
   bool operator==(const LoopCall &O) const {
-    return Loop == O.Loop && Queries == O.Queries && Calls == O.Calls && Accelerator == O.Accelerator;
+    return Loop == O.Loop && Queries == O.Queries && Calls == O.Calls && Accelerator == O.Accelerator &&
+           SameArgs == O.SameArgs;
   }
   bool operator<(const LoopCall &O) const {
-    return std::tie(Loop, Calls, Queries, Accelerator) < std::tie(O.Loop, O.Calls, O.Queries, O.Accelerator);
+    return std::tie(Loop, Calls, Queries, Accelerator, SameArgs) <
+           std::tie(O.Loop, O.Calls, O.Queries, O.Accelerator, O.SameArgs);
   }
 };
 

@@ -12,6 +12,7 @@
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/StringSet.h"
 
+#include <algorithm>
 #include <map>
 
 using namespace clang;
@@ -145,6 +146,11 @@ void addLoopCalls(AutogradModel &Model, const FunctionDecl *FD, ProjectIndex &In
       C.Calls = Hot->Calls;
       C.Queries |= Query;
       C.Accelerator = Model.mayUseAccelerator(Call);
+      if (Hot->Calls == 0)
+        for (unsigned I = 0; I < std::min(Callee->getNumParams(), 32u); ++I)
+          if (const Expr *Arg = argumentFor(Call, Callee->getParamDecl(I));
+              Arg && Model.sameEveryIteration(Arg, Hot->Loop))
+            C.SameArgs |= 1u << I;
     }
     for (auto &[Key, C] : Found)
       Index.addLoopCall(USR, std::move(C));

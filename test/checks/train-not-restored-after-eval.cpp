@@ -265,3 +265,68 @@ void positiveLambdaDoesNotRestore(Net &model, torch::optim::SGD &optimizer, torc
     std::printf("%f\n", validate());
   }
 }
+
+// A ModuleHolder taken by value is a copy sharing the module: its eval() is the caller's model's.
+float validateByValue(Net model, const torch::Tensor &x, const torch::Tensor &y) {
+  model->eval();
+  // CHECK: :[[@LINE-1]]:3: warning: 'model' is put in evaluation mode here and not back in training mode
+  // CHECK: note: evaluation called here
+  // CHECK: note: next training step
+  torch::NoGradGuard no_grad;
+  return torch::mse_loss(model->forward(x), y).item<float>();
+}
+
+void positiveValidationByValue(Net &model, torch::optim::SGD &optimizer, torch::Tensor x, torch::Tensor y) {
+  for (int epoch = 0; epoch < 10; ++epoch) {
+    trainEpoch(model, optimizer, x, y);
+    std::printf("%f\n", validateByValue(model, x, y));
+  }
+}
+
+// A fold's helper trains, then tests with eval(), two calls below the fold loop: from the second
+// fold on the model trains in evaluation mode (RobbinDG/SLI-App's K-fold cross-validation).
+float testFold(Net model, const torch::Tensor &x, const torch::Tensor &y) {
+  model->eval();
+  // CHECK: :[[@LINE-1]]:3: warning: 'model' is put in evaluation mode here and not back in training mode
+  // CHECK: note: evaluation called here
+  // CHECK: note: next training step
+  torch::NoGradGuard no_grad;
+  return torch::mse_loss(model->forward(x), y).item<float>();
+}
+float trainFold(Net &model, torch::optim::Optimizer &optimizer, const torch::Tensor &x, const torch::Tensor &y) {
+  trainEpoch(model, optimizer, x, y);
+  return testFold(model, x, y);
+}
+void positiveFoldTrainsThenTests(Net &model, torch::optim::SGD &optimizer, torch::Tensor x, torch::Tensor y) {
+  for (int fold = 0; fold < 5; ++fold)
+    std::printf("%f\n", trainFold(model, optimizer, x, y));
+}
+
+// The same, but the fold's training starts with train(): every fold trains in training mode.
+float trainFoldInTrainingMode(Net &model, torch::optim::Optimizer &optimizer, const torch::Tensor &x,
+                              const torch::Tensor &y) {
+  trainEpochInTrainingMode(model, optimizer, x, y);
+  return validate(model, x, y);
+}
+void negativeFoldStartsWithTrain(Net &model, torch::optim::SGD &optimizer, torch::Tensor x, torch::Tensor y) {
+  for (int fold = 0; fold < 5; ++fold)
+    std::printf("%f\n", trainFoldInTrainingMode(model, optimizer, x, y));
+}
+
+// Tested first, then trained with train() restored by the helper: nothing to report.
+float testThenTrain(Net &model, torch::optim::Optimizer &optimizer, const torch::Tensor &x, const torch::Tensor &y) {
+  float before = validateAndRestore(model, x, y);
+  trainEpoch(model, optimizer, x, y);
+  return before;
+}
+void negativeTestThenTrainFolds(Net &model, torch::optim::SGD &optimizer, torch::Tensor x, torch::Tensor y) {
+  for (int fold = 0; fold < 5; ++fold)
+    std::printf("%f\n", testThenTrain(model, optimizer, x, y));
+}
+
+// Tested once after all folds: no training step follows.
+void negativeTestAfterFolds(Net &model, torch::optim::SGD &optimizer, torch::Tensor x, torch::Tensor y) {
+  for (int fold = 0; fold < 5; ++fold)
+    trainEpoch(model, optimizer, x, y);
+  std::printf("%f\n", testFold(model, x, y));
+}

@@ -363,6 +363,7 @@ TEST_F(ProjectIndexTest, LoopCallsFlowFromTheLoopToTheCallee) {
   EXPECT_EQ(C->Loop, "train.cpp:" + std::to_string(TrainCtx.getSourceManager().getPresumedLineNumber(Loop->getBeginLoc())));
   EXPECT_EQ(C->Queries, unsigned(LoopCall::AnyLoop | LoopCall::ModelLoop | LoopCall::TrainingLoop));
   EXPECT_EQ(C->Calls, 0u);
+  EXPECT_EQ(C->SameArgs, 2u); // x is the same on every iteration; net, which the loop trains, is not
   EXPECT_FALSE(Index->loopCalling(usrOf(function(Ctx, "once")), LoopCall::AnyLoop, 3).has_value());
   // model.cpp's model: item() in per_step runs on every step of that loop, out of sight.
   ProjectIndex::setForProcess(std::make_shared<ProjectIndex>(*Index));
@@ -400,7 +401,9 @@ TEST(ProjectIndex, LoopCallsMergeRecursionAndMissingUnits) {
   ProjectIndex A, B;
   A.addLoopCall("c:@F@f", Call("b.cpp:9", LoopCall::AnyLoop, 2));
   A.addLoopCall("c:@F@f", Call("b.cpp:9", LoopCall::AnyLoop, 2));
-  B.addLoopCall("c:@F@f", Call("a.cpp:4", LoopCall::AnyLoop | LoopCall::TrainingLoop, 0));
+  LoopCall SameFile = Call("a.cpp:4", LoopCall::AnyLoop | LoopCall::TrainingLoop, 0);
+  SameFile.SameArgs = 2;
+  B.addLoopCall("c:@F@f", SameFile);
   // Recursion across TUs: f's loop calls g, g's loop calls f; each answer is one call away.
   B.addLoopCall("c:@F@g", Call("a.cpp:4", LoopCall::AnyLoop, 0));
   A.addLoopCall("c:@F@f", Call("g.cpp:2", LoopCall::AnyLoop, 0));
@@ -411,6 +414,7 @@ TEST(ProjectIndex, LoopCallsMergeRecursionAndMissingUnits) {
   std::optional<LoopCall> First = I.loopCalling("c:@F@f", LoopCall::AnyLoop, 3);
   ASSERT_TRUE(First.has_value());
   EXPECT_EQ(First->Loop, "a.cpp:4"); // the first by place, whatever order the TUs merged in
+  EXPECT_EQ(First->SameArgs, 2u);
   EXPECT_EQ(I.loopCalling("c:@F@f", LoopCall::TrainingLoop, 0)->Loop, "a.cpp:4");
   EXPECT_FALSE(I.loopCalling("c:@F@f", LoopCall::ModelLoop, 3).has_value());
   EXPECT_FALSE(I.loopCalling("c:@F@g", LoopCall::TrainingLoop, 3).has_value());
@@ -437,7 +441,8 @@ TEST(ProjectIndex, LoopCallsMergeRecursionAndMissingUnits) {
   EXPECT_EQ(Back->toJSONText(), I.toJSONText());
   for (const char *Bad : {R"({"torchtidy_index": 1, "functions": {}, "loop_calls": []})",
                           R"({"torchtidy_index": 1, "functions": {}, "loop_calls": {"u": [{"loop": "a:1", "loops": ["hot"], "calls": 0}]}})",
-                          R"({"torchtidy_index": 1, "functions": {}, "loop_calls": {"u": [{"loop": "a:1", "loops": [], "calls": -1}]}})"}) {
+                          R"({"torchtidy_index": 1, "functions": {}, "loop_calls": {"u": [{"loop": "a:1", "loops": [], "calls": -1}]}})",
+                          R"({"torchtidy_index": 1, "functions": {}, "loop_calls": {"u": [{"loop": "a:1", "loops": [], "calls": 0, "same_args": -1}]}})"}) {
     llvm::Expected<ProjectIndex> R = ProjectIndex::fromJSON(Bad);
     EXPECT_FALSE(bool(R)) << Bad;
     if (!R)
@@ -455,6 +460,7 @@ TEST(ProjectIndex, EveryCallChainsReachTheLoop) {
   LoopCall L;
   L.Loop = "train.cpp:5";
   L.Queries = LoopCall::AnyLoop | LoopCall::ModelLoop | LoopCall::TrainingLoop;
+  L.SameArgs = 1;
   // train.cpp's loop calls render; render calls forward and forward calls encode on every call
   // of theirs, each in its own TU: encode runs on every iteration, two calls further down.
   ProjectIndex Train, Render, Field, Cycle;
@@ -471,7 +477,9 @@ TEST(ProjectIndex, EveryCallChainsReachTheLoop) {
   ASSERT_TRUE(C.has_value());
   EXPECT_EQ(C->Loop, "train.cpp:5");
   EXPECT_EQ(C->Calls, 2u);
+  EXPECT_EQ(C->SameArgs, 0u); // the loop's arguments are render's, not encode's
   EXPECT_EQ(I.loopCalling("c:@F@render", LoopCall::TrainingLoop, 0)->Calls, 0u);
+  EXPECT_EQ(I.loopCalling("c:@F@render", LoopCall::TrainingLoop, 0)->SameArgs, 1u);
   EXPECT_FALSE(I.loopCalling("c:@F@a", LoopCall::AnyLoop, 3).has_value());
   // The answer depends on the middle of the chain: without render's summary it is gone.
   std::string Key = (llvm::Twine("loop-calls ") + llvm::Twine(unsigned(LoopCall::TrainingLoop)) + " 0 c:@F@encode").str();
