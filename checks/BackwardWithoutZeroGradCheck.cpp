@@ -38,11 +38,8 @@ bool optimizerIsPerIteration(const Stmt *Step, const Stmt *Loop, const SourceMan
 /// The optimizer object a `step()` / `zero_grad()` call is made on, when it is a plain named
 /// object: a local or global variable, or a member of `this`. References, parameters,
 /// pointers and anything computed may alias another optimizer, so they have no identity here.
-const ValueDecl *plainOptimizer(const Stmt *S) {
-  const auto *Call = dyn_cast<CXXMemberCallExpr>(S);
-  if (!Call || !Call->getImplicitObjectArgument())
-    return nullptr;
-  const Expr *Obj = Call->getImplicitObjectArgument()->IgnoreParenImpCasts();
+const ValueDecl *plainOptimizer(const Expr *Obj) {
+  Obj = Obj ? Obj->IgnoreParenImpCasts() : nullptr;
   const ValueDecl *D = nullptr;
   if (const auto *Ref = dyn_cast<DeclRefExpr>(Obj)) {
     const auto *VD = dyn_cast<VarDecl>(Ref->getDecl());
@@ -58,6 +55,23 @@ const ValueDecl *plainOptimizer(const Stmt *S) {
   return cast<ValueDecl>(D->getCanonicalDecl());
 }
 
+/// The plain optimizer (see above) a `step()` / `zero_grad()` call \p S is made on; for an
+/// event run by a helper (`reset_grads(d_opt)` whose body calls `opt.zero_grad()` on its
+/// parameter), the argument the loop's call passes for that parameter.
+const ValueDecl *plainOptimizer(const LoopEvent &E, AutogradModel &M) {
+  const auto *Call = dyn_cast<CXXMemberCallExpr>(E.Call);
+  const Expr *Obj = Call ? Call->getImplicitObjectArgument() : nullptr;
+  if (E.Site == E.Call || !Obj)
+    return Obj ? plainOptimizer(Obj) : nullptr;
+  const auto *Ref = dyn_cast<DeclRefExpr>(Obj->IgnoreParenImpCasts());
+  const auto *Param = Ref ? dyn_cast<ParmVarDecl>(Ref->getDecl()) : nullptr;
+  const auto *Helper = dyn_cast<CallExpr>(E.Site);
+  const FunctionDecl *Callee = Helper ? M.calledFunction(Helper) : nullptr;
+  if (!Param || !Callee || Param->getDeclContext() != Callee->getDefinition())
+    return nullptr;
+  return plainOptimizer(argumentFor(Helper, Param));
+}
+
 /// An optimizer stepped in the loop together with the backward() that feeds its step.
 struct UnzeroedOptimizer {
   const ValueDecl *Optimizer;
@@ -66,10 +80,11 @@ struct UnzeroedOptimizer {
 };
 
 /// Several optimizers stepped in one loop (a GAN's generator and discriminator) where the
-/// loop zeroes some of them by name and nothing else: each optimizer without a zero_grad()
-/// of its own keeps accumulating. Any other kind of clearing (a module's zero_grad(), manual
-/// `p.grad()` clearing, a helper) may cover several optimizers' parameters at once, so the
-/// loop is then trusted as a whole; so is a step() made in a helper.
+/// loop zeroes some of them by name, itself or through a helper handed the optimizer, and
+/// nothing else: each optimizer without a zero_grad() of its own keeps accumulating. Any other
+/// kind of clearing (a module's zero_grad(), manual `p.grad()` clearing, a helper clearing what
+/// it is not handed) may cover several optimizers' parameters at once, so the loop is then
+/// trusted as a whole; so is a step() made in a helper.
 llvm::SmallVector<UnzeroedOptimizer, 2> unzeroedOptimizers(AutogradModel &M, const Stmt *Loop) {
   const LoopFacts &Facts = M.loop(Loop);
   const SourceManager &SM = M.context().getSourceManager();
@@ -79,9 +94,9 @@ llvm::SmallVector<UnzeroedOptimizer, 2> unzeroedOptimizers(AutogradModel &M, con
   llvm::SmallVector<const Stmt *, 4> Backwards;
   for (const LoopEvent &E : Facts.Events) {
     bool Direct = E.Site == E.Call;
-    const ValueDecl *Opt = plainOptimizer(E.Call);
+    const ValueDecl *Opt = plainOptimizer(E, M);
     if (E.Kind == LoopEventKind::ZeroGrad) {
-      if (!Direct || !Opt || match(optimizerMethodCall({"zero_grad"}), *E.Call, M.context()).empty())
+      if (!Opt || match(optimizerMethodCall({"zero_grad"}), *E.Call, M.context()).empty())
         return {};
       Zeroed.insert(Opt);
     } else if (E.Kind == LoopEventKind::Step) {

@@ -12,23 +12,24 @@ namespace torchtidy {
 namespace {
 
 /// What \p Source (the file name or stream handed to load()) is in the function that runs the
-/// loop: itself, or, when it is a parameter of the helper \p Via calls, the argument \p Via
-/// passes. Null when it comes from further away.
-const Expr *sourceInLoopFunction(const Expr *Source, const CallExpr *Via, AutogradModel &Model) {
-  if (!Via)
-    return Source;
-  const auto *Ref = dyn_cast<DeclRefExpr>(Source->IgnoreParenImpCasts());
-  const auto *Param = Ref ? dyn_cast<ParmVarDecl>(Ref->getDecl()) : nullptr;
-  if (!Param) {
-    // A name fixed inside the helper (a literal, a constant, a member) is the same on every
-    // call; one built from its locals or parameters is not followed.
-    auto Local = declRefExpr(to(varDecl(hasLocalStorage())));
-    return match(findAll(Local.bind("local")), *Source, Model.context()).empty() ? Source : nullptr;
+/// loop: itself, or, when it is a parameter of a helper, the argument each call of \p Path (from
+/// the helper's caller up to the loop's function) passes for it. Null when it comes from further
+/// away. (For a loop of another TU, the function "running the loop" is the one it calls, Entry.)
+const Expr *sourceInLoopFunction(const Expr *Source, llvm::ArrayRef<const CallExpr *> Path, AutogradModel &Model) {
+  for (const CallExpr *Via : Path) {
+    const auto *Ref = dyn_cast<DeclRefExpr>(Source->IgnoreParenImpCasts());
+    const auto *Param = Ref ? dyn_cast<ParmVarDecl>(Ref->getDecl()) : nullptr;
+    if (!Param) {
+      // A name fixed inside the helper (a literal, a constant, a member) is the same on every
+      // call; one built from its locals or parameters is not followed.
+      auto Local = declRefExpr(to(varDecl(hasLocalStorage())));
+      return match(findAll(Local.bind("local")), *Source, Model.context()).empty() ? Source : nullptr;
+    }
+    const FunctionDecl *Helper = Model.calledFunction(Via);
+    if (!Helper || Param->getDeclContext() != Helper || !(Source = argumentFor(Via, Param)))
+      return nullptr;
   }
-  const FunctionDecl *Helper = Model.calledFunction(Via);
-  if (!Helper || Param->getDeclContext() != Helper)
-    return nullptr;
-  return argumentFor(Via, Param);
+  return Source;
 }
 
 /// Whether \p Source is a parameter of \p Hot's Entry (called by another TU's loop) to which
@@ -66,7 +67,7 @@ void JitLoadInLoopCheck::check(const MatchFinder::MatchResult &Result) {
     return;
   // Loading a different file each time (a list of models, each epoch's checkpoint) is the
   // point of such a loop.
-  const Expr *Source = sourceInLoopFunction(Load->getArg(0), Hot->Via, Model);
+  const Expr *Source = sourceInLoopFunction(Load->getArg(0), Hot->Path, Model);
   if (!Source)
     return;
   // Across TUs: a parameter the loop passes the same value, or a name that reads no local.

@@ -187,10 +187,17 @@ private:
     return true;
   }
 
+  /// torch::tensor(values) over constants (`torch::tensor({1.f, 1.f, 1.f})`) is a fill too; over
+  /// values read from variables, only when they are the same every iteration of Q.Loop.
   bool deviceMakeable(const CallExpr *Factory) {
     StringRef Name = Factory->getDirectCallee()->getName();
-    return !Q.DeviceMakeable || (llvm::is_contained(names::HostFactories, Name) &&
-                                 (Name != "tensor" || (!InCallee && Q.Loop && M.readsOnlyInvariants(Factory, Q.Loop))));
+    auto Constant = [&] {
+      return Factory->getNumArgs() > 0 &&
+             match(findAll(expr(anyOf(declRefExpr(to(varDecl())), callExpr()))), *Factory->getArg(0), Ctx).empty();
+    };
+    return !Q.DeviceMakeable ||
+           (llvm::is_contained(names::HostFactories, Name) &&
+            (Name != "tensor" || Constant() || (!InCallee && Q.Loop && M.readsOnlyInvariants(Factory, Q.Loop))));
   }
 
   /// A user function returning a tensor: every return of its body here, for the call \p Call;

@@ -79,6 +79,8 @@ struct LoopSite {
 };
 struct PerIteration : LoopSite {
   unsigned Calls = 0; ///< calls between the loop's function and the statement (0: in the loop)
+  /// Those calls here, the one in the statement's caller first, Via last.
+  llvm::SmallVector<const clang::CallExpr *, 2> Path;
   const clang::FunctionDecl *Entry = nullptr; ///< with Across: the function here the loop calls
   std::optional<LoopCall> Across;             ///< the loop is in another TU
 };

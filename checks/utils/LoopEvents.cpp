@@ -313,8 +313,11 @@ std::optional<PerIteration> AutogradModel::loopAround(
     for (const Stmt *L = enclosingLoop(Path.back()); L; L = enclosingLoop(L))
       if (Verdict V = Judge(L, Path); V != Verdict::Skip) {
         const auto *Via = Path.size() > 1 ? cast<CallExpr>(Path.back()) : nullptr;
-        if (V == Verdict::Take)
+        if (V == Verdict::Take) {
           Found = PerIteration{{L, Via}, unsigned(Path.size() - 1)};
+          for (const Stmt *Call : Path.drop_front())
+            Found->Path.push_back(cast<CallExpr>(Call));
+        }
         return V == Verdict::Take;
       }
     Up = FD && ((How & ThroughLambdaCalls) || !isLambdaCallOperator(FD)) ? FD : nullptr;
@@ -422,7 +425,10 @@ std::optional<PerIteration> AutogradModel::perIterationLoop(const Stmt *S, Array
       return std::nullopt;
     const auto *Via = Path.size() > 1 ? dyn_cast<CallExpr>(Path.back()) : nullptr;
     unsigned Calls = Call->Calls + Opts.CallDepth - Depth + 1;
-    return PerIteration{{nullptr, Via}, Calls, FD, std::move(Call)};
+    PerIteration Across{{nullptr, Via}, Calls, {}, FD, std::move(Call)};
+    for (const Stmt *On : Path.drop_front())
+      Across.Path.push_back(cast<CallExpr>(On));
+    return Across;
   };
   return loopAround(S, Judge, ThroughLambdaCalls | NotThroughRecursion, InOtherTU);
 }

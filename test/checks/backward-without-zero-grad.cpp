@@ -775,6 +775,38 @@ void clearAll(Net &generator, Net &discriminator) {
   discriminator->zero_grad();
 }
 
+void resetGrads(torch::optim::Optimizer &opt) { opt.zero_grad(); }
+
+// The discriminator's optimizer zeroed through a helper handed it, the generator's never.
+void positiveGanOtherOptimizerZeroedByHelper(Net &generator, Net &discriminator, const torch::Tensor &noise) {
+  torch::optim::Adam g_opt(generator->parameters(), torch::optim::AdamOptions(2e-4));
+  torch::optim::Adam d_opt(discriminator->parameters(), torch::optim::AdamOptions(2e-4));
+  for (int step = 0; step < 100; ++step) {
+    resetGrads(d_opt);
+    discriminator->forward(generator->forward(noise).detach()).mean().backward();
+    d_opt.step();
+    (-discriminator->forward(generator->forward(noise)).mean()).backward();
+    // CHECK: :[[@LINE-1]]:5: warning: backward() accumulates into gradients of 'g_opt' that are never zeroed in this training loop; consider calling g_opt.zero_grad() before this step [torch-backward-without-zero-grad]
+    // CHECK: :[[@LINE-6]]:3: note: loop starts here
+    // CHECK: :[[@LINE+1]]:5: note: optimizer step is here
+    g_opt.step();
+  }
+}
+
+// Each optimizer zeroed through the helper.
+void negativeGanBothZeroedByHelper(Net &generator, Net &discriminator, const torch::Tensor &noise) {
+  torch::optim::Adam g_opt(generator->parameters(), torch::optim::AdamOptions(2e-4));
+  torch::optim::Adam d_opt(discriminator->parameters(), torch::optim::AdamOptions(2e-4));
+  for (int step = 0; step < 100; ++step) {
+    resetGrads(d_opt);
+    resetGrads(g_opt);
+    discriminator->forward(generator->forward(noise).detach()).mean().backward();
+    d_opt.step();
+    (-discriminator->forward(generator->forward(noise)).mean()).backward();
+    g_opt.step();
+  }
+}
+
 void negativeGanZeroedThroughHelpers(Net &generator, Net &discriminator,
                                      const torch::Tensor &noise) {
   torch::optim::Adam g_opt(generator->parameters(), torch::optim::AdamOptions(2e-4));

@@ -459,6 +459,19 @@ void positiveHelperReturnsHostFill(Net model, torch::Device device, torch::Tenso
   }
 }
 
+// A helper returning torch::tensor over constants: a fill too.
+torch::Tensor backgroundColor() { return torch::tensor({1.f, 1.f, 1.f}); }
+
+void positiveHelperReturnsConstantValues(Net model, torch::Device device, torch::Tensor x) {
+  for (int i = 0; i < 10; ++i) {
+    auto bg = backgroundColor().to(device);
+    // CHECK: :[[@LINE-1]]:33: warning: tensor created on the host and copied to the device on every iteration; consider creating it on the device with 'torch::TensorOptions().device(...)' [torch-host-device-copy-in-loop]
+    // CHECK: :[[@LINE-3]]:3: note: loop starts here
+    // CHECK: :[[@LINE-7]]:42: note: made on the host here
+    model->forward(x * bg.sum());
+  }
+}
+
 // Helpers whose tensors hold host data: values, a wrapped buffer, a tensor filled in place, or
 // a device the caller names. Copying them is loading data.
 torch::Tensor fromValues(const std::vector<float> &v) { return torch::tensor(v); }

@@ -163,3 +163,30 @@ void negativeHotReload(const std::string &path, const std::vector<bool> &changed
     module.forward({x});
   }
 }
+
+// Two calls below the serving loop, the path passed on unchanged by each call.
+torch::jit::Module loadForPrediction(const std::string &path) { return torch::jit::load(path); }
+// CHECK: :[[@LINE-1]]:72: warning: torch::jit::load() of the same module on every iteration
+torch::Tensor predictOnce(const std::string &path, const torch::Tensor &x) {
+  return loadForPrediction(path).forward({x}).toTensor();
+}
+
+void positiveLoadTwoCallsBelow(const std::string &path, const std::vector<torch::Tensor> &requests) {
+  torch::NoGradGuard no_grad;
+  for (const auto &r : requests)
+    predictOnce(path, r);
+  // CHECK: :[[@LINE-1]]:5: note: called on every iteration here
+  // CHECK: :[[@LINE-3]]:3: note: loop starts here
+}
+
+// The same two levels, each request naming its own model.
+torch::jit::Module loadNamed(const std::string &path) { return torch::jit::load(path); }
+torch::Tensor predictWith(const std::string &path, const torch::Tensor &x) {
+  return loadNamed(path).forward({x}).toTensor();
+}
+
+void negativeTwoCallsBelowPerRequest(const std::vector<Request> &requests) {
+  torch::NoGradGuard no_grad;
+  for (const auto &request : requests)
+    predictWith(request.model_name, request.input);
+}
