@@ -58,9 +58,22 @@ void GraphCachedInMemberCheck::check(const MatchFinder::MatchResult &Result) {
   Later.After = Assign;
   if (M.fateOf(containerRoot(Assign->getArg(0)), Later) == ValueFate::Backpropagated)
     return;
+  // The method's other writes of the member: one after this one on every path replaces the
+  // value before the call returns (`x = cat(...); x = lin(x);` caches only the second); one
+  // before it on every path makes the member it reads this call's, not the previous call's.
+  auto Write = cxxOperatorCallExpr(hasOverloadedOperatorName("="), argumentCountIs(2),
+                                   hasArgument(0, ignoringParenImpCasts(memberExpr(member(equalsNode(Field))))))
+                   .bind("w");
+  bool ReadsEarlierCall = mentions(Value, Field, *Result.Context);
+  for (const BoundNodes &B : match(findAll(Write), *Method->getBody(), *Result.Context))
+    if (const auto *Other = B.getNodeAs<Stmt>("w"); Other != Assign) {
+      if (M.runsAfterOnEveryPath(Assign, Other))
+        return;
+      ReadsEarlierCall &= !M.runsBeforeOnEveryPath(Other, Assign);
+    }
   // The member keeps the value without its graph.
   fixits::Fixes Fix = fixits::appendCall(Value->IgnoreImplicit(), ".detach()", *Result.Context);
-  if (mentions(Value, Field, *Result.Context))
+  if (ReadsEarlierCall)
     diag(Assign->getOperatorLoc(),
          "graph-attached tensor computed from member '%0' is stored back into it: every call chains "
          "its autograd graph onto the previous ones, which are never freed; consider computing the "

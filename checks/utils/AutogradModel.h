@@ -279,6 +279,8 @@ public:
                                                       const clang::Stmt *At);
   /// Whether \p A dominates \p B.
   bool runsBeforeOnEveryPath(const clang::Stmt *A, const clang::Stmt *B);
+  /// Whether \p B post-dominates \p A: every path from A to the function's exit runs B.
+  bool runsAfterOnEveryPath(const clang::Stmt *A, const clang::Stmt *B);
 
   // ---- grad mode (thread-local: a guard does not reach into a lambda run by std::thread) --
   GradModeFact gradModeAt(const clang::Stmt *S);

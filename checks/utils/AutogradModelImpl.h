@@ -23,8 +23,9 @@ struct FunctionOrder {
   std::unique_ptr<clang::CFG> Graph;
   /// Block and element index (terminators: the block's size).
   llvm::DenseMap<const clang::Stmt *, std::pair<const clang::CFGBlock *, unsigned>> Position;
-  /// Its dominator tree (Clang's), built on first use.
+  /// Its dominator and post-dominator trees (Clang's), built on first use.
   std::unique_ptr<clang::CFGDomTree> Dominators;
+  std::unique_ptr<clang::CFGPostDomTree> PostDominators;
 };
 
 struct AutogradModel::Impl {

@@ -187,4 +187,16 @@ bool AutogradModel::runsBeforeOnEveryPath(const Stmt *A, const Stmt *B) {
   return O.Dominators->dominates(In->A.first, In->B.first);
 }
 
+bool AutogradModel::runsAfterOnEveryPath(const Stmt *A, const Stmt *B) {
+  std::optional<PairInOrder> In = inOneOrder(A, B, Ctx, P->Orders);
+  if (!In)
+    return false;
+  if (In->A.first == In->B.first)
+    return In->A.second < In->B.second;
+  FunctionOrder &O = *In->O;
+  if (!O.PostDominators)
+    O.PostDominators = std::make_unique<CFGPostDomTree>(O.Graph.get());
+  return O.PostDominators->dominates(In->B.first, In->A.first);
+}
+
 } // namespace torchtidy

@@ -66,6 +66,38 @@ struct RunningNormImpl : torch::nn::Module {
   torch::Tensor running_mean_;
 };
 
+// A forward that builds its input in a member, then overwrites it with the layer's output: only
+// the second write outlives the call, and the member it reads is this call's, not the previous
+// call's (no chain across calls).
+struct ConcatHeadImpl : torch::nn::Module {
+  ConcatHeadImpl() : lin(register_module("lin", torch::nn::Linear(6, 2))) {}
+  torch::Tensor forward(torch::Tensor s, torch::Tensor a) {
+    x = torch::cat({torch::flatten(s, 1), torch::flatten(a, 1)}, -1);
+    x = lin(x);
+    // CHECK: :[[@LINE-1]]:7: warning: graph-attached tensor is cached in member 'x': it keeps the autograd graph of the call that computed it alive until the member is overwritten; consider caching '.detach()' or nothing [torch-graph-cached-in-member]
+    return x;
+  }
+  torch::nn::Linear lin;
+  torch::Tensor x;
+};
+// FIXED: x = torch::cat({torch::flatten(s, 1), torch::flatten(a, 1)}, -1);
+// FIXED-NEXT: x = lin(x).detach();
+
+// Cleared on some calls only: on the others the graph outlives the call.
+struct MaybeClearImpl : torch::nn::Module {
+  MaybeClearImpl() : fc(register_module("fc", torch::nn::Linear(4, 4))) {}
+  torch::Tensor forward(torch::Tensor x, bool keep) {
+    last_ = fc->forward(x);
+    // CHECK: :[[@LINE-1]]:11: warning: graph-attached tensor is cached in member 'last_'
+    if (!keep)
+      last_ = torch::Tensor();
+    return x;
+  }
+  torch::nn::Linear fc;
+  torch::Tensor last_;
+};
+// FIXED: last_ = fc->forward(x).detach();
+
 // A trainer that keeps the last prediction for its progress report.
 struct Trainer {
   Encoder model;
@@ -178,6 +210,20 @@ struct Batch {
     data = d * 2;
     target = t;
   }
+};
+
+// A scratch member written twice and cleared before the forward returns: nothing outlives the call.
+struct BatchMeanImpl : torch::nn::Module {
+  BatchMeanImpl() : fc(register_module("fc", torch::nn::Linear(4, 4))) {}
+  torch::Tensor forward(torch::Tensor x) {
+    auto y = fc->forward(x);
+    scratch_ = y.mean(0);
+    scratch_ = y - scratch_;
+    scratch_ = torch::Tensor();
+    return y;
+  }
+  torch::nn::Linear fc;
+  torch::Tensor scratch_;
 };
 
 // CHECK-NOT: warning:

@@ -689,6 +689,14 @@ TEST_F(AutogradModelTest, Order) {
   // Around a loop's back edge, a later statement runs before an earlier one.
   EXPECT_TRUE(model().mayRunBefore(declOf("every_iter"), declOf("out")));
   EXPECT_FALSE(model().runsBeforeOnEveryPath(declOf("every_iter"), declOf("out")));
+  // Post-dominance: every path from the first statement to the exit runs the last one.
+  EXPECT_TRUE(model().runsAfterOnEveryPath(First, Last));
+  EXPECT_TRUE(model().runsAfterOnEveryPath(Maybe, Last));
+  EXPECT_FALSE(model().runsAfterOnEveryPath(First, Maybe));
+  EXPECT_FALSE(model().runsAfterOnEveryPath(Last, First));
+  // A statement under a condition inside the loop does not follow every iteration.
+  EXPECT_TRUE(model().runsAfterOnEveryPath(declOf("out"), declOf("every_iter")));
+  EXPECT_FALSE(model().runsAfterOnEveryPath(declOf("out"), declOf("conditional")));
 }
 
 TEST_F(AutogradModelTest, GradMode) {
