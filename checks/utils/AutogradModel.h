@@ -30,7 +30,8 @@ using StmtMatcher = clang::ast_matchers::internal::Matcher<clang::Stmt>;
 enum class GradMode { On, Off, Unknown };
 struct GradModeFact {
   GradMode Mode = GradMode::Unknown;
-  const clang::Stmt *DecidedBy = nullptr; ///< guard, set_enabled call, guarded caller; null: the default
+  /// guard, set_enabled call, guarded caller; null: the default, or (Off) the calls of other TUs
+  const clang::Stmt *DecidedBy = nullptr;
 };
 
 /// One call read the same way whether or not it is resolved (uninstantiated templates).
@@ -407,6 +408,10 @@ private:
                  Beyond = nullptr);
   GradModeFact gradModeIn(const clang::Stmt *S, unsigned Depth);
   const clang::Stmt *handedOverUnderNoGrad(const clang::FunctionDecl *FD, unsigned Depth);
+  /// Whether \p FD runs only where other TUs call it with autograd off: the index knows such a
+  /// call of it (or of a method it overrides) and none with autograd on, and this TU neither
+  /// calls it (nor those methods) nor hands it over.
+  bool calledGradOffElsewhere(const clang::FunctionDecl *FD);
   llvm::ArrayRef<const clang::DeclRefExpr *> handedOver(const clang::FunctionDecl *FD);
   /// The call that runs \p FD (with \p LE: the lambda \p LE makes) on another thread.
   const clang::Expr *handedToThread(const clang::FunctionDecl *FD, const clang::LambdaExpr *LE = nullptr);

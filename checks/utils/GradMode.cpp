@@ -159,6 +159,8 @@ GradModeFact AutogradModel::gradModeIn(const Stmt *S, unsigned Depth) {
           return {GradMode::On, Launch};
       if (const Stmt *Use = handedOverUnderNoGrad(FD, Depth - 1))
         return {GradMode::Off, Use};
+      if (!LE && calledGradOffElsewhere(FD))
+        return {GradMode::Off, nullptr};
     }
     // A lambda's body also runs where it is defined: guards around the definition count.
     if (LE)
@@ -166,6 +168,32 @@ GradModeFact AutogradModel::gradModeIn(const Stmt *S, unsigned Depth) {
     return {GradMode::On, nullptr};
   }
   return {GradMode::On, nullptr};
+}
+
+bool AutogradModel::calledGradOffElsewhere(const FunctionDecl *FD) {
+  if (!Index || isLambdaCallOperator(FD))
+    return false;
+  // A virtual call through a base method may run FD: its calls count too. A method of a
+  // library's class may be called by the library, in any grad mode.
+  llvm::SmallVector<const FunctionDecl *, 4> Called{FD};
+  for (size_t I = 0; I < Called.size(); ++I) {
+    if (!callersOf(Called[I]).empty() || !handedOver(Called[I]).empty() || isInSystemHeader(Called[I]))
+      return false;
+    if (const auto *MD = dyn_cast<CXXMethodDecl>(Called[I]))
+      for (const CXXMethodDecl *Base : MD->overridden_methods())
+        if (!llvm::is_contained(Called, Base))
+          Called.push_back(Base);
+  }
+  // Asked last, so that only an answer that decides is recorded.
+  bool Off = false;
+  for (const FunctionDecl *F : Called) {
+    std::string USR = usrOf(F);
+    std::optional<bool> AllOff = USR.empty() ? std::nullopt : Index->gradOffAtCalls(USR);
+    if (AllOff && !*AllOff)
+      return false;
+    Off |= AllOff.value_or(false);
+  }
+  return Off;
 }
 
 /// The references handing \p FD over rather than calling it (`model->apply(init_weights)`,

@@ -36,6 +36,10 @@ constexpr unsigned MaxEveryCallHops = 6;
 constexpr llvm::StringLiteral QueryNames[] = {"any", "model", "training"};
 /// The prefix of a loopCalling lookup among the consulted keys (a USR starts with "c:").
 constexpr llvm::StringLiteral LoopCallsKey = "loop-calls ";
+/// The names of the CallGrad bits.
+constexpr llvm::StringLiteral CallGradNames[] = {"off", "on"};
+/// The prefix of a gradOffAtCalls lookup among the consulted keys.
+constexpr llvm::StringLiteral CallGradKey = "call-grad ";
 
 /// The names of the bits set in \p Bits (bit i: \p Names[i]).
 json::Array bitNames(uint32_t Bits, llvm::ArrayRef<llvm::StringLiteral> Names) {
@@ -71,6 +75,9 @@ uint64_t hashOf(const std::optional<LoopCall> &C) {
   uint64_t H = llvm::xxHash64(OS.str());
   return H ? H : 1;
 }
+
+/// A hash of a gradOffAtCalls answer; 0: none.
+uint64_t hashOf(std::optional<bool> GradOff) { return GradOff ? 1 + *GradOff : 0; }
 
 } // namespace
 
@@ -215,6 +222,24 @@ void ProjectIndex::add(llvm::StringRef USR, FunctionSummary S) {
       Old.EveryCall.push_back(std::move(C));
 }
 
+void ProjectIndex::addCallGrad(llvm::StringRef CalleeUSR, uint32_t Bits) {
+  if (Bits)
+    CallGrads[CalleeUSR.str()] |= Bits;
+}
+
+std::optional<bool> ProjectIndex::gradOffAtCalls(llvm::StringRef USR) const {
+  std::optional<bool> Off = allCallsGradOff(USR);
+  Consulted[(CallGradKey + USR).str()] = hashOf(Off);
+  return Off;
+}
+
+std::optional<bool> ProjectIndex::allCallsGradOff(llvm::StringRef USR) const {
+  auto It = CallGrads.find(USR.str());
+  if (It == CallGrads.end())
+    return std::nullopt;
+  return !(It->second & CalledGradOn);
+}
+
 void ProjectIndex::addLoopCall(llvm::StringRef CalleeUSR, LoopCall C) {
   std::vector<LoopCall> &Calls = LoopCalls[CalleeUSR.str()];
   auto It = llvm::lower_bound(Calls, C);
@@ -281,6 +306,8 @@ void ProjectIndex::merge(const ProjectIndex &Other) {
   for (const auto &[USR, Calls] : Other.LoopCalls)
     for (const LoopCall &C : Calls)
       addLoopCall(USR, C);
+  for (const auto &[USR, Bits] : Other.CallGrads)
+    addCallGrad(USR, Bits);
 }
 
 const FunctionSummary *ProjectIndex::find(llvm::StringRef USR) const {
@@ -376,6 +403,8 @@ uint64_t ProjectIndex::answerHash(llvm::StringRef USR) const {
       return 0;
     return hashOf(firstLoopCall(Callee, Query, MaxCalls));
   }
+  if (USR.consume_front(CallGradKey))
+    return hashOf(allCallsGradOff(USR));
   const FunctionSummary *Root = find(USR);
   if (!Root)
     return 0;
@@ -423,6 +452,11 @@ std::string ProjectIndex::toJSONText() const {
     Loops[USR] = Calls;
   if (!Loops.empty())
     Top["loop_calls"] = std::move(Loops);
+  json::Object Grads;
+  for (const auto &[USR, Bits] : CallGrads)
+    Grads[USR] = bitNames(Bits, CallGradNames);
+  if (!Grads.empty())
+    Top["call_grad"] = std::move(Grads);
   std::string Text;
   // json::OStream rather than formatv: the plugin may only use what every clang-tidy it loads into
   // exports, and clang-tidy-19 does not export formatv's type info.
@@ -468,6 +502,19 @@ llvm::Expected<ProjectIndex> ProjectIndex::fromJSON(llvm::StringRef Text) {
                                      USR.c_str(), MaxLoopCalls);
     for (LoopCall &C : Calls)
       I.addLoopCall(USR, std::move(C));
+  }
+  std::map<std::string, std::vector<std::string>> Grads;
+  json::Path::Root G("call_grad");
+  if (const json::Value *GV = O->get("call_grad"); GV && !json::fromJSON(*GV, Grads, G))
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), "%s", llvm::toString(G.getError()).c_str());
+  if (Grads.size() > MaxFunctions)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), "more than %zu called functions", MaxFunctions);
+  for (const auto &[USR, Names] : Grads) {
+    uint32_t Bits = 0;
+    if (!nameBits(Names, CallGradNames, Bits, G, "unknown grad mode"))
+      return llvm::createStringError(llvm::inconvertibleErrorCode(), "call_grad of '%s': %s", USR.c_str(),
+                                     llvm::toString(G.getError()).c_str());
+    I.addCallGrad(USR, Bits);
   }
   return I;
 }

@@ -114,6 +114,13 @@ struct LoopCall {
   }
 };
 
+/// Whether autograd records at a project's calls of a function, from the TUs that do not hold
+/// its body ("call_grad" in the index file): bits, joined over every such call.
+enum CallGrad : uint32_t {
+  CalledGradOff = 1u << 0, ///< some call runs with autograd off there (AutogradModel::gradDisabledAt)
+  CalledGradOn = 1u << 1   ///< some call runs with autograd on
+};
+
 /// The USR of \p D (clang::index), empty when it has none.
 std::string usrOf(const clang::Decl *D);
 
@@ -128,9 +135,15 @@ public:
   /// \p MaxCalls calls above; else the nearest one calling a function that calls USR on every
   /// call (EveryCall), up to 6 hops (added to LoopCall::Calls, not to MaxCalls). Recorded.
   std::optional<LoopCall> loopCalling(llvm::StringRef USR, LoopCall::Query Query, unsigned MaxCalls) const;
-  /// Adds every summary and loop call of \p Other.
+  /// Records how autograd is set (CallGrad bits) at calls of \p CalleeUSR from a TU that does
+  /// not hold its body.
+  void addCallGrad(llvm::StringRef CalleeUSR, uint32_t Bits);
+  /// Whether autograd is off at every call of \p USR from the TUs that do not hold its body;
+  /// nullopt when none is known. Recorded.
+  std::optional<bool> gradOffAtCalls(llvm::StringRef USR) const;
+  /// Adds every summary, loop call and call's grad mode of \p Other.
   void merge(const ProjectIndex &Other);
-  bool empty() const { return Functions.empty() && LoopCalls.empty(); }
+  bool empty() const { return Functions.empty() && LoopCalls.empty() && CallGrads.empty(); }
   size_t size() const { return Functions.size(); }
   const FunctionSummary *find(llvm::StringRef USR) const;
 
@@ -152,7 +165,8 @@ public:
   /// The functions looked up so far, with answerHash: a TU's analysis is replayed only while
   /// these answers stay the same.
   const llvm::StringMap<uint64_t> &consulted() const { return Consulted; }
-  /// A hash of what factsOf (or, for a key loopCalling recorded, loopCalling) answers; 0: none.
+  /// A hash of what factsOf (or, for a key loopCalling or gradOffAtCalls recorded, that one)
+  /// answers; 0: none.
   uint64_t answerHash(llvm::StringRef USR) const;
 
   /// The index as JSON text (functions sorted by USR: the same project gives the same bytes).
@@ -189,6 +203,10 @@ private:
   /// is a training loop when one of them runs backward() or step() (the loop's TU recorded it
   /// without the index).
   uint32_t queriesOf(const LoopCall &C) const;
+  /// Callee USR to the CallGrad bits of its calls from other TUs.
+  std::map<std::string, uint32_t> CallGrads;
+  /// gradOffAtCalls's answer, not recorded.
+  std::optional<bool> allCallsGradOff(llvm::StringRef USR) const;
   /// Callee USR to the functions that call it on every call of theirs (EveryCall), sorted.
   std::map<std::string, std::vector<std::string>> EveryCallers;
   mutable llvm::StringMap<uint64_t> Consulted;

@@ -120,8 +120,9 @@ FunctionSummary summarize(AutogradModel &Model, const FunctionDecl *FD) {
   return S;
 }
 
-/// Records \p FD's calls, on every iteration of a loop here, of functions defined in other TUs.
-void addLoopCalls(AutogradModel &Model, const FunctionDecl *FD, ProjectIndex &Index) {
+/// Records \p FD's calls of functions defined in other TUs: whether autograd is off at each,
+/// and with \p Loops, those on every iteration of a loop here.
+void addCallsElsewhere(AutogradModel &Model, const FunctionDecl *FD, ProjectIndex &Index, bool Loops) {
   ASTContext &Ctx = Model.context();
   const SourceManager &SM = Ctx.getSourceManager();
   static const std::pair<LoopCall::Query, std::vector<LoopEventKind>> Queries[] = {
@@ -131,6 +132,9 @@ void addLoopCalls(AutogradModel &Model, const FunctionDecl *FD, ProjectIndex &In
   forEachUserCall(Model, FD->getBody(), [&](const CallExpr *Call, const FunctionDecl *Callee, std::string USR) {
     // Only a callee whose body is elsewhere: this TU's checks see into the others themselves.
     if (Callee->hasBody())
+      return;
+    Index.addCallGrad(USR, Model.gradDisabledAt(Call) ? CalledGradOff : CalledGradOn);
+    if (!Loops)
       return;
     std::map<std::pair<std::string, unsigned>, LoopCall> Found;
     for (const auto &[Query, Kinds] : Queries) {
@@ -165,10 +169,17 @@ ProjectIndex summarizeTranslationUnit(ASTContext &Ctx, ModelOptions Options) {
   ProjectIndex Index;
   auto Visit = [&](const FunctionDecl *FD) {
     if (!FD->doesThisDeclarationHaveABody() || FD->isDependentContext() || FD->isImplicit() ||
-        isLambdaCallOperator(FD) || !SM.isInMainFile(SM.getExpansionLoc(FD->getLocation())))
+        isLambdaCallOperator(FD))
       return;
+    // A project header's inline function is summarized where the header is the main file; its
+    // calls count here too for the grad mode of their callees, lest a call with autograd on go
+    // unseen (one this TU does not make counts so: the header's function runs unguarded here).
+    if (!SM.isInMainFile(SM.getExpansionLoc(FD->getLocation()))) {
+      addCallsElsewhere(Model, FD, Index, /*Loops=*/false);
+      return;
+    }
     std::string USR = usrOf(FD);
-    addLoopCalls(Model, FD, Index);
+    addCallsElsewhere(Model, FD, Index, /*Loops=*/true);
     if (USR.empty())
       return;
     Index.add(USR, summarize(Model, FD));

@@ -67,6 +67,10 @@ struct History {
 void keep_through(History &h, torch::Tensor t);
 void keep_elsewhere(History &h, torch::Tensor t);
 void keep_recursively(History &h, torch::Tensor t, int n);
+// In-place updates of parameters, and how train.cpp calls them (call_grad).
+void nudge(Net &net);
+void nudge_mixed(Net &net);
+void nudge_uncalled(Net &net);
 )cpp";
 
 const char *Definitions = R"cpp(
@@ -132,6 +136,9 @@ void keep_recursively(History &h, torch::Tensor t, int n) {
   if (n > 0)
     keep_recursively(h, unkept(t), n - 1);
 }
+void nudge(Net &net) { net->fc->bias.add_(1); }
+void nudge_mixed(Net &net) { net->fc->bias.add_(1); }
+void nudge_uncalled(Net &net) { net->fc->bias.add_(1); }
 )cpp";
 
 const char *Uses = R"cpp(
@@ -176,6 +183,16 @@ float steps(Net &net, torch::optim::SGD &opt, torch::Tensor x) {
 void epochs(Net &net, torch::optim::SGD &opt, std::vector<torch::Tensor> xs) {
   for (int e = 0; e < 3; ++e)
     run_epoch(net, opt, xs);
+}
+static void nudge_guarded(Net &net) { nudge(net); } // runs where tune calls it, under the guard
+void tune(Net &net) {
+  {
+    torch::NoGradGuard guard;
+    nudge(net);
+    nudge_guarded(net);
+    nudge_mixed(net);
+  }
+  nudge_mixed(net);
 }
 )cpp";
 
@@ -387,6 +404,98 @@ TEST_F(ProjectIndexTest, LoopCallsFlowFromTheLoopToTheCallee) {
   EXPECT_FALSE(M.perIterationLoop(Item("per_step"), {LoopEventKind::Backward, LoopEventKind::Step}).has_value());
   EXPECT_FALSE(M.perIterationLoop(Item("once"), {}, /*AcrossTUs=*/true).has_value());
   ProjectIndex::clearForProcess();
+}
+
+TEST_F(ProjectIndexTest, GradModeFlowsFromTheCallsToTheCallee) {
+  // train.cpp calls nudge only with autograd off (a guard, a caller under it), nudge_mixed
+  // once without; nobody calls nudge_uncalled.
+  ASTContext &Ctx = Model->getASTContext();
+  auto USR = [&](StringRef Fn) { return usrOf(function(Ctx, Fn)); };
+  EXPECT_EQ(Index->gradOffAtCalls(USR("nudge")), std::optional<bool>(true));
+  EXPECT_EQ(Index->gradOffAtCalls(USR("nudge_mixed")), std::optional<bool>(false));
+  EXPECT_EQ(Index->gradOffAtCalls(USR("nudge_uncalled")), std::nullopt);
+  // Only calls of bodies the caller's TU does not hold: model.cpp's own calls are its own.
+  EXPECT_EQ(Index->gradOffAtCalls(USR("train_epoch")), std::optional<bool>(false)); // fit's call
+  EXPECT_EQ(Index->gradOffAtCalls(USR("keep_through")), std::optional<bool>(false)); // keep_elsewhere's call
+  EXPECT_EQ(Index->gradOffAtCalls(USR("unkept")), std::nullopt); // called in model.cpp only
+  // model.cpp's model: the update in nudge runs with autograd off, the others as without the index.
+  ProjectIndex::setForProcess(std::make_shared<ProjectIndex>(*Index));
+  ModelOptions Opts;
+  Opts.ProjectIndexPath = "set for the process, grad mode";
+  AutogradModel &M = AutogradModel::get(Ctx, Opts);
+  ASSERT_NE(M.index(), nullptr);
+  auto Update = [&](StringRef Fn) {
+    return match(findAll(cxxMemberCallExpr(callee(cxxMethodDecl(hasName("add_")))).bind("u")),
+                 *function(Ctx, Fn)->getBody(), Ctx)
+        .front()
+        .getNodeAs<Stmt>("u");
+  };
+  EXPECT_TRUE(M.gradDisabledAt(Update("nudge")));
+  EXPECT_EQ(M.gradModeAt(Update("nudge")).DecidedBy, nullptr);
+  EXPECT_FALSE(M.gradDisabledAt(Update("nudge_mixed")));
+  EXPECT_FALSE(M.gradDisabledAt(Update("nudge_uncalled")));
+  // Each answer recorded, for the result cache.
+  EXPECT_NE(M.index()->consulted().lookup("call-grad " + USR("nudge")), 0u);
+  EXPECT_NE(M.index()->consulted().lookup("call-grad " + USR("nudge_mixed")), 0u);
+  EXPECT_TRUE(M.index()->consulted().count("call-grad " + USR("nudge_uncalled")));
+  ProjectIndex::clearForProcess();
+}
+
+TEST(ProjectIndex, CallGradMergesAcrossUnits) {
+  // Three TUs call f, g, h of a fourth: f under guards in two of them, g with autograd on in
+  // one of three, h with it on only.
+  ProjectIndex A, B, C;
+  A.addCallGrad("c:@F@f", CalledGradOff);
+  B.addCallGrad("c:@F@f", CalledGradOff);
+  A.addCallGrad("c:@F@g", CalledGradOff);
+  B.addCallGrad("c:@F@g", CalledGradOn);
+  C.addCallGrad("c:@F@g", CalledGradOff);
+  C.addCallGrad("c:@F@h", CalledGradOn);
+  C.addCallGrad("c:@F@none", 0);
+  ProjectIndex I;
+  for (const ProjectIndex *U : {&A, &B, &C})
+    I.merge(*U);
+  EXPECT_FALSE(I.empty());
+  EXPECT_EQ(I.gradOffAtCalls("c:@F@f"), std::optional<bool>(true));
+  EXPECT_EQ(I.gradOffAtCalls("c:@F@g"), std::optional<bool>(false));
+  EXPECT_EQ(I.gradOffAtCalls("c:@F@h"), std::optional<bool>(false));
+  EXPECT_EQ(I.gradOffAtCalls("c:@F@none"), std::nullopt);
+  EXPECT_EQ(I.gradOffAtCalls("c:@F@missing"), std::nullopt);
+  // The same bytes whatever order the TUs merged in.
+  ProjectIndex Reversed;
+  for (const ProjectIndex *U : {&C, &B, &A})
+    Reversed.merge(*U);
+  EXPECT_EQ(Reversed.toJSONText(), I.toJSONText());
+  // Each answer is recorded; another TU's call with autograd on changes f's, a call under a
+  // guard changes nothing of g's.
+  ASSERT_EQ(I.consulted().size(), 5u);
+  for (const auto &K : I.consulted())
+    EXPECT_EQ(Reversed.answerHash(K.getKey()), K.getValue()) << K.getKey().str();
+  ProjectIndex More = I;
+  More.addCallGrad("c:@F@f", CalledGradOn);
+  More.addCallGrad("c:@F@g", CalledGradOff);
+  EXPECT_NE(More.answerHash("call-grad c:@F@f"), I.consulted().lookup("call-grad c:@F@f"));
+  EXPECT_EQ(More.answerHash("call-grad c:@F@g"), I.consulted().lookup("call-grad c:@F@g"));
+  // Without B, g is called under guards only.
+  ProjectIndex WithoutB;
+  WithoutB.merge(A);
+  WithoutB.merge(C);
+  EXPECT_NE(WithoutB.answerHash("call-grad c:@F@g"), I.consulted().lookup("call-grad c:@F@g"));
+  EXPECT_EQ(WithoutB.gradOffAtCalls("c:@F@g"), std::optional<bool>(true));
+  // Through JSON.
+  llvm::Expected<ProjectIndex> Back = ProjectIndex::fromJSON(I.toJSONText());
+  ASSERT_TRUE(bool(Back)) << llvm::toString(Back.takeError());
+  EXPECT_EQ(Back->toJSONText(), I.toJSONText());
+  EXPECT_EQ(Back->gradOffAtCalls("c:@F@f"), std::optional<bool>(true));
+  EXPECT_EQ(Back->gradOffAtCalls("c:@F@g"), std::optional<bool>(false));
+  for (const char *Bad : {R"({"torchtidy_index": 1, "functions": {}, "call_grad": []})",
+                          R"({"torchtidy_index": 1, "functions": {}, "call_grad": {"u": ["maybe"]}})",
+                          R"({"torchtidy_index": 1, "functions": {}, "call_grad": {"u": "off"}})"}) {
+    llvm::Expected<ProjectIndex> R = ProjectIndex::fromJSON(Bad);
+    EXPECT_FALSE(bool(R)) << Bad;
+    if (!R)
+      llvm::consumeError(R.takeError());
+  }
 }
 
 TEST(ProjectIndex, LoopCallsMergeRecursionAndMissingUnits) {
