@@ -112,10 +112,15 @@ void LossAccumulatedAsTensorCheck::check(const MatchFinder::MatchResult &Result)
   OriginResult Origin = M.originAt(Value);
   if (Origin.Kind != TensorOrigin::GraphAttached || M.gradDisabledAt(Acc))
     return;
-  // Meant to carry gradients: backpropagated, returned, handed on or kept where this unit cannot see.
+  // Meant to carry gradients: backpropagated, returned, handed on or kept where this unit cannot
+  // see; not once the loop's own backward() has freed the graphs it sums.
   FateQuery Visible;
   Visible.FieldsEscape = false;
-  if (!outlivesIteration(M, Total, Acc, Fn) || M.fateOf(Total, Visible) != ValueFate::Contained)
+  if (!outlivesIteration(M, Total, Acc, Fn))
+    return;
+  ValueFate Fate = M.fateOf(Total, Visible);
+  if (Fate == ValueFate::Backpropagated ||
+      (Fate == ValueFate::Escapes && !M.freesGraphsEachIteration(M.enclosingLoop(Acc))))
     return;
 
   {

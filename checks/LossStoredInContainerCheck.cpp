@@ -88,6 +88,8 @@ bool looksLikeLoss(const Expr *E, unsigned Depth = 0) {
     const auto *VD = dyn_cast<VarDecl>(DRE->getDecl());
     return VD && VD->getInit() && Depth == 0 && looksLikeLoss(VD->getInit(), Depth + 1);
   }
+  if (const auto *ME = dyn_cast<MemberExpr>(E)) // `out.loss`
+    return ME->getMemberDecl()->getIdentifier() && NamedLoss(ME->getMemberDecl()->getName());
   if (const auto *MCE = dyn_cast<CXXMemberCallExpr>(E)) {
     const CXXMethodDecl *MD = MCE->getMethodDecl();
     if (MD && isTensorMethod(MD, {"sum", "mean", "norm"}) &&

@@ -363,6 +363,10 @@ public:
   /// Whether each iteration of \p Loop is a step: backward() or step() at its own level, or a
   /// forward when no nested loop trains.
   bool iteratesSteps(const clang::Stmt *Loop);
+  /// Whether every iteration of \p Loop runs a visible backward() at its own level, under no
+  /// condition, keeping no graph (no retain_graph, no create_graph): the graphs an iteration
+  /// records are freed by its end, so a sum of them can no longer be backpropagated.
+  bool freesGraphsEachIteration(const clang::Stmt *Loop);
   /// Whether \p E reads only invariants and loop locals initialised from them, calling no user
   /// function: the same every iteration of \p Loop.
   bool sameEveryIteration(const clang::Expr *E, const clang::Stmt *Loop);

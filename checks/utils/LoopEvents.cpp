@@ -3,6 +3,7 @@
 
 #include "utils/AutogradModel.h"
 #include "utils/AutogradModelImpl.h"
+#include "utils/ProvenanceWalk.h"
 
 #include "clang/AST/ASTLambda.h"
 #include "clang/AST/ExprCXX.h"
@@ -431,6 +432,22 @@ std::optional<PerIteration> AutogradModel::perIterationLoop(const Stmt *S, Array
     return Across;
   };
   return loopAround(S, Judge, ThroughLambdaCalls | NotThroughRecursion, InOtherTU);
+}
+
+bool AutogradModel::freesGraphsEachIteration(const Stmt *Loop) {
+  // Tensor::backward(gradient, retain_graph, create_graph); torch::autograd::backward(tensors,
+  // grad_tensors, retain_graph, create_graph): a flag passed and not a constant false keeps it.
+  auto Frees = [&](const LoopEvent &E) {
+    const auto *Call = dyn_cast<CallExpr>(E.Call);
+    if (E.Every != 1 || !Call || match(matchers::backwardCall(), *Call, Ctx).empty())
+      return false;
+    unsigned Flags = isa<CXXMemberCallExpr>(Call) ? 1 : 2;
+    for (unsigned I = Flags; I < Flags + 2 && I < Call->getNumArgs(); ++I)
+      if (!isa<CXXDefaultArgExpr>(Call->getArg(I)) && boolArgument(Call, I, Ctx) != false)
+        return false;
+    return true;
+  };
+  return Loop && ownLevelEvent(Loop, {LoopEventKind::Backward}, Frees);
 }
 
 bool AutogradModel::iteratesSteps(const Stmt *Loop) {

@@ -491,8 +491,7 @@ private:
   }
 
   /// Parameters of a module: linear->weight, conv->bias, this->weight inside the module. A tensor
-  /// field of a local struct (`pred.logits`): the assignments to it that reach the read, else
-  /// (with the index) a function of another TU the struct is handed to that writes its fields.
+  /// field of a struct value (`pred.logits`, `net->forward(x).loss`): see fieldOf.
   OriginResult member(const MemberExpr *ME, unsigned Depth) {
     const auto *Field = dyn_cast<FieldDecl>(ME->getMemberDecl());
     if (!Field || !isTensorType(Field->getType()))
@@ -503,20 +502,72 @@ private:
     bool OwnerIsModule = isModuleType(QualType(Field->getParent()->getTypeForDecl(), 0)) || isModuleType(BaseType);
     if (OwnerIsModule && isParameterFieldName(Field->getName()))
       return {TensorOrigin::RequiresGradLeaf, ME};
-    const auto *Base = dyn_cast<DeclRefExpr>(ME->getBase()->IgnoreParenImpCasts());
-    const auto *VD = Base && !ME->isArrow() && !OwnerIsModule ? dyn_cast<VarDecl>(Base->getDecl()) : nullptr;
-    if (!VD || !VD->isLocalVarDecl() || VD->getType()->isReferenceType())
+    return ME->isArrow() || OwnerIsModule ? OriginResult{} : fieldOf(ME->getBase(), Field, ME, Depth);
+  }
+
+  /// The field \p Field of the struct value \p Whole, read at \p Use: the member of a braced
+  /// list (`return {logits, loss};`), of what a user function returns (a module's forward out
+  /// of sight or called through its holder, `net(x)`: attached), of a local (fieldOfVar) or, in
+  /// the returns of a call being followed, of the argument a parameter reads. A call that runs
+  /// with autograd off gives no graph.
+  OriginResult fieldOf(const Expr *Whole, const FieldDecl *Field, const Stmt *Use, unsigned Depth) {
+    const Expr *E = Whole ? strip(Whole) : nullptr;
+    if (!E || Depth > MaxDepth)
       return {};
-    Reaching R = reaching(ME, ME);
+    if (const auto *IL = dyn_cast<InitListExpr>(E)) {
+      const InitListExpr *Semantic = IL->isSemanticForm() ? IL : IL->getSemanticForm();
+      const CXXRecordDecl *RD = recordOf(IL->getType());
+      unsigned I = Field->getFieldIndex() + (RD && RD->hasDefinition() ? RD->getNumBases() : 0);
+      return Semantic && RD && RD->getCanonicalDecl() == Field->getParent()->getCanonicalDecl() &&
+                     I < Semantic->getNumInits()
+                 ? through(Semantic->getInit(I), classify(Semantic->getInit(I), Depth + 1))
+                 : OriginResult{};
+    }
+    if (const auto *CO = dyn_cast<ConditionalOperator>(E))
+      return join(fieldOf(CO->getTrueExpr(), Field, Use, Depth + 1), fieldOf(CO->getFalseExpr(), Field, Use, Depth + 1));
+    if (const auto *DRE = dyn_cast<DeclRefExpr>(E)) {
+      const auto *VD = dyn_cast<VarDecl>(DRE->getDecl());
+      if (const auto *Parm = dyn_cast_or_null<ParmVarDecl>(VD))
+        return fieldOf(followedArgument(Parm), Field, followedArgument(Parm), Depth + 1);
+      return VD && VD->isLocalVarDecl() && !VD->getType()->isReferenceType() ? fieldOfVar(VD, Field, Use, Depth)
+                                                                              : OriginResult{};
+    }
+    const auto *Call = dyn_cast<CallExpr>(E);
+    const FunctionDecl *FD = Call ? Call->getDirectCallee() : nullptr;
+    if (!FD)
+      return {};
+    OriginResult R;
+    if (!isInSystemHeader(FD) && FD->getDefinition() && FD->getDefinition()->hasBody())
+      returns(FD, Call, [&](const Expr *Ret) {
+        R = join(R, through(Ret, fieldOf(Ret, Field, Ret, Depth + 1)));
+        return false;
+      });
+    else if (!match(matchers::moduleForwardCall(), *Call, Ctx).empty()) // `net(x)`, a forward out of sight
+      R = {TensorOrigin::GraphAttached, Call};
+    return noGradAware(R, Call);
+  }
+
+  /// The field \p Field of the local \p VD at \p Use: the assignments to it that reach Use; where
+  /// none hides it, the field of what the whole local holds there (its initializer, assignments)
+  /// and what the calls it is handed to write to it (writtenByCalls).
+  OriginResult fieldOfVar(const VarDecl *VD, const FieldDecl *Field, const Stmt *Use, unsigned Depth) {
+    Reaching R = reaching(VD, Field, Use);
     OriginResult Out;
     for (const Definition &D : R.Defs)
       if (D.K == Definition::Assign && enter(D.Site)) {
         Out = join(Out, through(D.Value, classify(D.Value, Depth + 1)));
         leave(D.Site);
       }
-    if (R.Incoming && M.index())
-      Out = join(Out, writtenByOtherUnits(VD));
-    return Out;
+    if (!R.Incoming || !enter(VD))
+      return Out;
+    Reaching Whole = reaching(VD, Use);
+    for (const Definition &D : Whole.Defs)
+      if (D.K == Definition::Assign)
+        Out = join(Out, fieldOf(D.Value, Field, D.Site, Depth + 1));
+    if (Whole.Incoming && VD->getInit())
+      Out = join(Out, fieldOf(VD->getInit(), Field, VD->getInit(), Depth + 1));
+    leave(VD);
+    return join(Out, writtenByCalls(VD, Field, Use, Depth));
   }
 
   /// A local at \p Use: the most attached of its definitions that reach it (initializer,
@@ -572,15 +623,17 @@ private:
       }
       leave(D.Site);
     }
-    if (M.index() && Q != Cuts)
-      R = join(R, writtenByOtherUnits(VD));
+    if (Q != Cuts)
+      R = join(R, writtenByCalls(VD, nullptr, Use, Depth));
     return R;
   }
 
-  /// \p VD handed by reference or address to a function of another TU that assigns it a
-  /// graph-attached tensor (`forward_into(x, out)`, `forward_to(x, &out)`; the project index's
-  /// out-parameters).
-  OriginResult writtenByOtherUnits(const VarDecl *VD) {
+  /// What the calls that take the local \p VD by reference or address (`forward_into(x, out)`,
+  /// `forward_to(x, &out)`) write to it, or with \p Field to that field of it, on some path to
+  /// \p Use on which no assignment to VD follows them: a function defined here, what it assigns
+  /// to its parameter (its other parameters reading the call's arguments); another TU's, as the
+  /// project index's out-parameters say. A call that runs with autograd off writes no graph.
+  OriginResult writtenByCalls(const VarDecl *VD, const FieldDecl *Field, const Stmt *Use, unsigned Depth) {
     OriginResult R;
     const auto *FD = dyn_cast_or_null<FunctionDecl>(VD->getParentFunctionOrMethod());
     if (!FD || !FD->hasBody())
@@ -588,13 +641,30 @@ private:
     auto Ref = ignoringImplicit(declRefExpr(to(varDecl(equalsNode(VD)))));
     auto RefOrAddress = anyOf(Ref, unaryOperator(hasOperatorName("&"), hasUnaryOperand(Ref)));
     auto Passing = callExpr(forEachArgumentWithParam(RefOrAddress, parmVarDecl().bind("parm"))).bind("call");
+    std::vector<Definition> Defs = definitionsOf(VD, Ctx);
+    if (Field)
+      llvm::append_range(Defs, definitionsIn(FD->getBody(),
+                                             memberExpr(ast_matchers::member(equalsNode(Field)), hasObjectExpression(Ref)),
+                                             Ctx));
+    llvm::SmallVector<const Stmt *, 2> Assignments;
+    for (const Definition &D : Defs)
+      if (D.K == Definition::Assign)
+        Assignments.push_back(D.Site);
     for (const BoundNodes &B : match(findAll(Passing), *FD->getBody(), Ctx)) {
       const auto *Call = B.getNodeAs<CallExpr>("call");
       const FunctionDecl *Callee = Call->getDirectCallee();
       unsigned Index = B.getNodeAs<ParmVarDecl>("parm")->getFunctionScopeIndex();
-      if (Callee && !Callee->getDefinition() && !isInSystemHeader(Callee) && Index < 32 &&
-          (M.index()->graphOutParamsOf(Callee) & (1u << Index)))
-        R = join(R, {TensorOrigin::GraphAttached, Call});
+      if (!Callee || isInSystemHeader(Callee) || !M.mayRunBefore(Call, Use, Assignments))
+        continue;
+      OriginResult Written;
+      if (Callee->getDefinition() && Callee->getDefinition()->hasBody())
+        writes(Callee, Call, Index, Field, [&](const Expr *V) {
+          Written = join(Written, through(V, classify(V, Depth + 1)));
+          return false;
+        });
+      else if (M.index() && Index < 32 && (M.index()->graphOutParamsOf(Callee) & (1u << Index)))
+        Written = {TensorOrigin::GraphAttached, Call};
+      R = join(R, noGradAware(Written, Call));
     }
     return R;
   }

@@ -77,6 +77,11 @@ std::vector<Definition> definitionsIn(const clang::Stmt *Body,
                                       clang::ASTContext &Ctx);
 /// The definitions of the local variable or parameter \p VD in its function, its initializer first.
 std::vector<Definition> definitionsOf(const clang::VarDecl *VD, clang::ASTContext &Ctx);
+/// What a function writes for its caller through its parameter \p P: the tensor of `Tensor &out`,
+/// `*out` of `Tensor *out`; the fields of a struct (`Prediction &p`: `p.logits`, `p->logits`), only
+/// \p Field when given. None for a parameter passed by value or const, or a module.
+std::optional<clang::ast_matchers::internal::Matcher<clang::Expr>>
+writtenThrough(const clang::ParmVarDecl *P, const clang::FieldDecl *Field = nullptr);
 /// The values the definition of \p FD returns from its own body (not from lambdas in it).
 llvm::SmallVector<const clang::Expr *, 2> returnedValues(const clang::FunctionDecl *FD, clang::ASTContext &Ctx);
 

@@ -97,6 +97,22 @@ std::vector<Definition> definitionsOf(const VarDecl *VD, ASTContext &Ctx) {
   return Defs;
 }
 
+std::optional<clang::ast_matchers::internal::Matcher<Expr>> writtenThrough(const ParmVarDecl *P,
+                                                                          const FieldDecl *Field) {
+  QualType T = P->getType();
+  if (!(T->isLValueReferenceType() || T->isPointerType()) || T->getPointeeType().isConstQualified())
+    return std::nullopt;
+  QualType Pointee = T->getPointeeType();
+  auto Ref = ignoringParenImpCasts(declRefExpr(to(parmVarDecl(equalsNode(P)))));
+  if (isTensorType(Pointee) && !Field)
+    return T->isPointerType() ? expr(unaryOperator(hasOperatorName("*"), hasUnaryOperand(Ref))) : expr(Ref);
+  if (!Pointee->isRecordType() || isModuleType(Pointee) || isTensorType(Pointee))
+    return std::nullopt;
+  if (Field)
+    return expr(memberExpr(ast_matchers::member(equalsNode(Field)), hasObjectExpression(Ref)));
+  return expr(memberExpr(hasObjectExpression(Ref)));
+}
+
 llvm::SmallVector<const Expr *, 2> returnedValues(const FunctionDecl *FD, ASTContext &Ctx) {
   llvm::SmallVector<const Expr *, 2> Values;
   const FunctionDecl *Def = FD ? FD->getDefinition() : nullptr;
@@ -110,16 +126,35 @@ llvm::SmallVector<const Expr *, 2> returnedValues(const FunctionDecl *FD, ASTCon
   return Values;
 }
 
-void ProvenanceWalk::returns(const FunctionDecl *FD, const CallExpr *Call, llvm::function_ref<bool(const Expr *)> Visit) {
+void ProvenanceWalk::into(const FunctionDecl *FD, const CallExpr *Call,
+                          llvm::function_ref<void(const FunctionDecl *Def)> Walk) {
   const FunctionDecl *Def = FD ? FD->getDefinition() : nullptr;
-  if (!Def || isInSystemHeader(Def) || !enter(Def))
+  if (!Def || !Def->hasBody() || isInSystemHeader(Def) || !enter(Def))
     return;
   Calls[Def] = Call;
-  for (const Expr *Ret : returnedValues(Def, Ctx))
-    if (Visit(Ret))
-      break;
+  Walk(Def);
   Calls.erase(Def);
   leave(Def);
+}
+
+void ProvenanceWalk::returns(const FunctionDecl *FD, const CallExpr *Call, llvm::function_ref<bool(const Expr *)> Visit) {
+  into(FD, Call, [&](const FunctionDecl *Def) {
+    for (const Expr *Ret : returnedValues(Def, Ctx))
+      if (Visit(Ret))
+        break;
+  });
+}
+
+void ProvenanceWalk::writes(const FunctionDecl *FD, const CallExpr *Call, unsigned Parm, const FieldDecl *Field,
+                            llvm::function_ref<bool(const Expr *)> Visit) {
+  into(FD, Call, [&](const FunctionDecl *Def) {
+    auto Target = Parm < Def->getNumParams() ? writtenThrough(Def->getParamDecl(Parm), Field) : std::nullopt;
+    if (!Target)
+      return;
+    for (const Definition &D : definitionsIn(Def->getBody(), *Target, Ctx))
+      if (D.K == Definition::Assign && enclosingFunction(D.Site, Ctx) == Def && Visit(D.Value))
+        break;
+  });
 }
 
 void ProvenanceWalk::arguments(const ParmVarDecl *Parm,
@@ -183,6 +218,15 @@ ProvenanceWalk::Reaching ProvenanceWalk::reaching(const VarDecl *VD, const Stmt 
     return {};
   const Stmt *Declared = isa<ParmVarDecl>(VD) ? nullptr : parentOf(VD, Ctx).get<DeclStmt>();
   return reaching(declRefExpr(to(varDecl(equalsNode(VD)))), nullptr, Owner->getBody(), At, Declared);
+}
+
+ProvenanceWalk::Reaching ProvenanceWalk::reaching(const VarDecl *VD, const FieldDecl *Field, const Stmt *At) {
+  const auto *Owner = dyn_cast_or_null<FunctionDecl>(VD->getParentFunctionOrMethod());
+  if (!Owner || !Owner->hasBody())
+    return {};
+  auto Whole = ignoringParenImpCasts(declRefExpr(to(varDecl(equalsNode(VD)))));
+  return reaching(memberExpr(member(equalsNode(Field)), hasObjectExpression(Whole)), nullptr, Owner->getBody(), At,
+                  nullptr);
 }
 
 ProvenanceWalk::Reaching ProvenanceWalk::reaching(const MemberExpr *ME, const Stmt *At) {

@@ -35,6 +35,11 @@ protected:
   /// library function, one with no definition here, or one being walked already.
   void returns(const clang::FunctionDecl *FD, const clang::CallExpr *Call,
                llvm::function_ref<bool(const clang::Expr *)> Visit);
+  /// Hands \p Visit the values the user function \p FD, defined here, assigns in its own body to
+  /// what it writes for \p Call's caller through its parameter \p Parm (writtenThrough, with
+  /// \p Field), until it answers true; meanwhile FD's parameters read Call's arguments.
+  void writes(const clang::FunctionDecl *FD, const clang::CallExpr *Call, unsigned Parm,
+              const clang::FieldDecl *Field, llvm::function_ref<bool(const clang::Expr *)> Visit);
   /// Hands \p Visit the arguments passed for \p Parm, until it answers true: in the returns of
   /// a call being followed, that call's; else those of every visible call.
   void arguments(const clang::ParmVarDecl *Parm,
@@ -55,6 +60,9 @@ protected:
   /// Those of the member expression \p ME at \p At, in At's function: the writes of the same
   /// member spelled the same way (`fc->weight.set_requires_grad(false)`); Incoming: the value on entry.
   Reaching reaching(const clang::MemberExpr *ME, const clang::Stmt *At);
+  /// Those of the field \p Field of the local or parameter \p VD at \p At (`o.loss = v`), in VD's
+  /// function; Incoming: the value the whole of VD gives it.
+  Reaching reaching(const clang::VarDecl *VD, const clang::FieldDecl *Field, const clang::Stmt *At);
   /// Whether \p A and \p B are spelled the same way, up to parentheses, casts and copies.
   bool sameExpr(const clang::Expr *A, const clang::Expr *B) const;
 
@@ -62,6 +70,10 @@ protected:
   clang::ASTContext &Ctx;
 
 private:
+  /// Runs \p Walk on the definition of the user function \p FD, with its parameters reading
+  /// \p Call's arguments; not for a library function, one with no body here, one being walked.
+  void into(const clang::FunctionDecl *FD, const clang::CallExpr *Call,
+            llvm::function_ref<void(const clang::FunctionDecl *Def)> Walk);
   Reaching reaching(const clang::ast_matchers::internal::Matcher<clang::Expr> &Target,
                     llvm::function_ref<bool(const clang::Expr *)> Same, const clang::Stmt *Body, const clang::Stmt *At,
                     const clang::Stmt *Start);

@@ -21,21 +21,6 @@ using namespace clang::ast_matchers;
 namespace torchtidy {
 
 namespace {
-/// What the function writes for its caller through \p P: the tensor of `Tensor &out`, `*out` of
-/// `Tensor *out`, the fields of a struct (`Prediction &p`: `p.logits`, `p->logits`); none for others.
-std::optional<clang::ast_matchers::internal::Matcher<Expr>> outTarget(const ParmVarDecl *P) {
-  QualType T = P->getType();
-  if (!(T->isLValueReferenceType() || T->isPointerType()) || T->getPointeeType().isConstQualified())
-    return std::nullopt;
-  QualType Pointee = T->getPointeeType();
-  auto Ref = ignoringParenImpCasts(declRefExpr(to(parmVarDecl(equalsNode(P)))));
-  if (isTensorType(Pointee))
-    return T->isPointerType() ? expr(unaryOperator(hasOperatorName("*"), hasUnaryOperand(Ref))) : expr(Ref);
-  if (Pointee->isRecordType() && !isModuleType(Pointee))
-    return expr(memberExpr(hasObjectExpression(Ref)));
-  return std::nullopt;
-}
-
 /// Calls \p Fn for each call in \p Body of a user function that is no lambda, with its USR.
 void forEachUserCall(AutogradModel &Model, const Stmt *Body,
                      llvm::function_ref<void(const CallExpr *, const FunctionDecl *, std::string)> Fn) {
@@ -93,7 +78,7 @@ FunctionSummary summarize(AutogradModel &Model, const FunctionDecl *FD) {
       if (Model.returnsGraphThrough(FD, I))
         S.GraphThroughParams |= 1u << I;
   for (unsigned I = 0; I < FD->getNumParams() && I < 32; ++I) {
-    std::optional<clang::ast_matchers::internal::Matcher<Expr>> Out = outTarget(FD->getParamDecl(I));
+    std::optional<clang::ast_matchers::internal::Matcher<Expr>> Out = writtenThrough(FD->getParamDecl(I));
     if (!Out)
       continue;
     for (const Definition &D : definitionsIn(Body, *Out, Ctx))

@@ -314,3 +314,103 @@ void negativeEpisodeLoss(Policy &policy, torch::optim::Adam &opt, torch::Tensor 
     policy.observe(obs, 1.0f);
   policy.finish(opt);
 }
+
+// ---- returned accumulators and struct members ------------------------------------------------
+
+using Batches = std::vector<torch::data::Example<>>;
+
+// An epoch's total returned to the caller, in a loop that backpropagates each loss: the graphs it
+// sums are spent, so no caller can want its gradient (before, any returned total was taken as
+// meant for a later backward()).
+torch::Tensor positiveReturnedEpochTotal(Net &net, Batches &loader, torch::optim::Optimizer &opt) {
+  torch::Tensor total = torch::zeros({});
+  for (auto &b : loader) {
+    auto loss = torch::nll_loss(net->forward(b.data), b.target);
+    opt.zero_grad();
+    loss.backward();
+    opt.step();
+    total += loss;
+    // CHECK: :[[@LINE-1]]:5: warning: graph-attached tensor accumulated into 'total' keeps the autograd graph of every iteration alive; consider accumulating '.item<double>()' or '.detach()' [torch-loss-accumulated-as-tensor]
+    // CHECK: :[[@LINE-6]]:33: note: the tensor became graph-attached here
+    // CHECK: :[[@LINE-8]]:3: note: loop starts here
+    // FIXED: {{^}}    total += loss.detach();{{$}}
+  }
+  return total;
+}
+
+torch::Tensor positiveReturnedEpochSum(Net &net, Batches &loader, torch::optim::Optimizer &opt) {
+  torch::Tensor total = torch::zeros({});
+  for (auto &b : loader) {
+    auto loss = torch::nll_loss(net->forward(b.data), b.target);
+    opt.zero_grad();
+    loss.backward();
+    opt.step();
+    total = total + loss;
+    // CHECK: :[[@LINE-1]]:5: warning: graph-attached tensor accumulated into 'total' {{.*}} [torch-loss-accumulated-as-tensor]
+    // FIXED: {{^}}    total = total + loss.detach();{{$}}
+  }
+  return total;
+}
+
+double negativeReturnedNumber(Net &net, Batches &loader, torch::optim::Optimizer &opt) {
+  double total = 0;
+  for (auto &b : loader) {
+    auto loss = torch::nll_loss(net->forward(b.data), b.target);
+    opt.zero_grad();
+    loss.backward();
+    opt.step();
+    total += loss.item<float>();
+  }
+  return total;
+}
+
+torch::Tensor negativeReturnedDetachedTotal(Net &net, Batches &loader, torch::optim::Optimizer &opt) {
+  torch::Tensor total = torch::zeros({});
+  for (auto &b : loader) {
+    auto loss = torch::nll_loss(net->forward(b.data), b.target);
+    opt.zero_grad();
+    loss.backward();
+    opt.step();
+    total += loss.detach();
+  }
+  return total;
+}
+
+torch::Tensor negativeReturnedValidationTotal(Net &net, Batches &loader) {
+  torch::NoGradGuard no_grad;
+  torch::Tensor total = torch::zeros({});
+  for (auto &b : loader)
+    total += torch::nll_loss(net->forward(b.data), b.target);
+  return total;
+}
+
+// The loss member of the struct a module's forward returns.
+struct StepOutput {
+  torch::Tensor logits;
+  torch::Tensor loss;
+};
+struct LossNetImpl : torch::nn::Module {
+  LossNetImpl() : fc(register_module("fc", torch::nn::Linear(4, 1))) {}
+  StepOutput forward(torch::Tensor x, torch::Tensor t) {
+    auto logits = fc(x);
+    return {logits, torch::mse_loss(logits, t)};
+  }
+  torch::nn::Linear fc;
+};
+TORCH_MODULE(LossNet);
+
+void positiveMemberOfForwardOutput(LossNet &net, torch::optim::SGD &opt, torch::Tensor x, torch::Tensor t) {
+  torch::Tensor running = torch::zeros({});
+  torch::Tensor detached = torch::zeros({});
+  for (int i = 0; i < 10; ++i) {
+    auto o = net->forward(x, t);
+    opt.zero_grad();
+    o.loss.backward();
+    opt.step();
+    running += o.loss;
+    // CHECK: :[[@LINE-1]]:5: warning: graph-attached tensor accumulated into 'running' {{.*}} [torch-loss-accumulated-as-tensor]
+    // FIXED: {{^}}    running += o.loss.item<double>();{{$}}
+    detached += o.loss.detach();
+  }
+  std::cout << running.item<double>() << detached.item<double>() << "\n";
+}

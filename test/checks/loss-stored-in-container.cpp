@@ -966,3 +966,119 @@ void negativeValuesReturnedByCallables(Net &net, torch::optim::SGD &opt, torch::
     opt.step();
   }
 }
+
+// A helper of this file writing the forward's output to a `Tensor &` out-parameter: the local
+// it fills holds this step's graph (before, only a helper of another TU was read, through the
+// project index).
+void runModel(Net &net, const torch::Tensor &x, torch::Tensor &out) { out = net->forward(x); }
+void runModelDetached(Net &net, const torch::Tensor &x, torch::Tensor &out) { out = net->forward(x).detach(); }
+void runModelForEval(Net &net, const torch::Tensor &x, torch::Tensor &out) { out = net->forward(x); }
+void fillPlaceholder(torch::Tensor &out) { out = torch::zeros({3}); }
+
+void positiveOutParameterOfThisFile(Net &net, torch::optim::SGD &opt) {
+  auto loader = makeLoader();
+  std::vector<torch::Tensor> outputs;
+  for (auto &batch : *loader) {
+    torch::Tensor y;
+    runModel(net, batch.data, y);
+    auto loss = torch::mse_loss(y, batch.target);
+    opt.zero_grad();
+    loss.backward();
+    opt.step();
+    outputs.push_back(y);
+    // CHECK: :[[@LINE-1]]:5: warning: graph-attached tensor 'y' stored in a container inside a loop keeps its autograd graph alive; consider storing 'y.detach()' [torch-loss-stored-in-container]
+    // CHECK: :[[@LINE-17]]:77: note: the tensor became graph-attached here
+    // CHECK: :[[@LINE-10]]:3: note: loop starts here
+    // FIXED: {{^}}    outputs.push_back(y.detach());{{$}}
+  }
+  std::cout << outputs.size() << "\n";
+}
+
+void negativeOutParameterDetachedOrOnTheHost(Net &net, torch::optim::SGD &opt) {
+  auto loader = makeLoader();
+  std::vector<torch::Tensor> outputs;
+  for (auto &batch : *loader) {
+    torch::Tensor y, z, placeholder;
+    runModel(net, batch.data, y);
+    runModelDetached(net, batch.data, z);
+    fillPlaceholder(placeholder);
+    auto loss = torch::mse_loss(y, batch.target);
+    opt.zero_grad();
+    loss.backward();
+    opt.step();
+    outputs.push_back(y.detach());
+    outputs.push_back(z);
+    outputs.push_back(placeholder);
+  }
+  std::cout << outputs.size() << "\n";
+}
+
+void negativeOutParameterUnderNoGrad(Net &net) {
+  torch::NoGradGuard no_grad;
+  auto loader = makeLoader();
+  std::vector<torch::Tensor> outputs;
+  for (auto &batch : *loader) {
+    torch::Tensor y;
+    runModelForEval(net, batch.data, y);
+    outputs.push_back(y);
+  }
+  std::cout << outputs.size() << "\n";
+}
+
+// A member of the struct a module's forward returns: `o.loss` is the step's loss (before, a
+// struct's field was followed only to assignments to it in the caller).
+struct ForwardOutput {
+  torch::Tensor logits;
+  torch::Tensor loss;
+};
+struct ScoredNetImpl : torch::nn::Module {
+  ScoredNetImpl() : fc(register_module("fc", torch::nn::Linear(4, 1))) {}
+  ForwardOutput forward(torch::Tensor x, torch::Tensor t) {
+    auto logits = fc(x);
+    auto loss = torch::mse_loss(logits, t);
+    return {logits, loss};
+  }
+  ForwardOutput predict(torch::Tensor x) {
+    ForwardOutput out;
+    out.logits = fc(x).detach();
+    out.loss = torch::zeros({});
+    return out;
+  }
+  torch::nn::Linear fc;
+};
+TORCH_MODULE(ScoredNet);
+
+void positiveMemberOfForwardOutput(ScoredNet &net, torch::optim::SGD &opt, torch::Tensor x, torch::Tensor t) {
+  std::vector<torch::Tensor> losses;
+  for (int i = 0; i < 10; ++i) {
+    auto o = net->forward(x, t);
+    opt.zero_grad();
+    o.loss.backward();
+    opt.step();
+    losses.push_back(o.loss);
+    // CHECK: :[[@LINE-1]]:5: warning: graph-attached tensor 'o.loss' stored in a container inside a loop keeps its autograd graph alive; consider storing 'o.loss.item<float>()' or 'o.loss.detach()' [torch-loss-stored-in-container]
+    // CHECK: :[[@LINE-23]]:19: note: the tensor became graph-attached here
+    // FIXED: {{^}}    losses.push_back(o.loss.detach());{{$}}
+    losses.push_back(net->forward(x, t).logits);
+    // CHECK: :[[@LINE-1]]:5: warning: graph-attached tensor 'net->forward(x, t).logits' stored in a container
+    // FIXED: {{^}}    losses.push_back(net->forward(x, t).logits.detach());{{$}}
+  }
+  std::cout << torch::stack(losses).mean().item<float>() << "\n";
+}
+
+void negativeMemberOfForwardOutput(ScoredNet &net, torch::optim::SGD &opt, torch::Tensor x, torch::Tensor t) {
+  std::vector<torch::Tensor> losses;
+  std::vector<float> values;
+  for (int i = 0; i < 10; ++i) {
+    auto o = net->forward(x, t);
+    opt.zero_grad();
+    o.loss.backward();
+    opt.step();
+    losses.push_back(o.loss.detach());
+    values.push_back(o.loss.item<float>());
+    auto p = net->predict(x);
+    losses.push_back(p.logits);
+    losses.push_back(p.loss);
+  }
+  std::cout << losses.size() << values.size() << "\n";
+}

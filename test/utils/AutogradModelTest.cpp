@@ -184,6 +184,15 @@ void epochs(Net &net, torch::optim::SGD &opt, torch::Tensor x) {
   }
 }
 int next_index();
+void retained_graphs(Net &net, torch::Tensor x) {
+  for (int i = 0; i < 3; ++i)
+    net->forward(x).sum().backward({}, /*retain_graph=*/true);
+  for (int i = 0; i < 3; ++i)
+    if (i % 2 == 0)
+      net->forward(x).sum().backward();
+  for (int i = 0; i < 3; ++i)
+    net->forward(x).sum().backward({}, false);
+}
 void load_paths(const std::vector<std::string> &paths, const std::string &fixed) {
   for (const auto &path : paths) {
     std::string same_name = fixed + ".pt";
@@ -912,6 +921,17 @@ TEST_F(AutogradModelTest, IteratesSteps) {
   EXPECT_FALSE(model().iteratesSteps(loopIn("epochs")));   // trains in its nested loop
   EXPECT_TRUE(model().iteratesSteps(loopIn("epochs", 1)));
   EXPECT_FALSE(model().iteratesSteps(loopIn("per_step_loop")));
+}
+
+TEST_F(AutogradModelTest, FreesGraphsEachIteration) {
+  EXPECT_TRUE(model().freesGraphsEachIteration(loopIn("train")));
+  EXPECT_TRUE(model().freesGraphsEachIteration(loopIn("train", 1))); // through train_step
+  EXPECT_FALSE(model().freesGraphsEachIteration(loopIn("evaluate")));
+  EXPECT_FALSE(model().freesGraphsEachIteration(loopIn("epochs"))); // backward in its nested loop
+  EXPECT_FALSE(model().freesGraphsEachIteration(loopIn("retained_graphs")));    // retain_graph
+  EXPECT_FALSE(model().freesGraphsEachIteration(loopIn("retained_graphs", 1))); // every other iteration
+  EXPECT_TRUE(model().freesGraphsEachIteration(loopIn("retained_graphs", 2)));  // retain_graph=false
+  EXPECT_FALSE(model().freesGraphsEachIteration(nullptr));
 }
 
 TEST_F(AutogradModelTest, SameEveryIteration) {

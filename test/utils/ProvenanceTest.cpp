@@ -128,6 +128,48 @@ void leaf_edges(Net &net) {
   for (auto &named : net->named_parameters())
     named.value().add_(1);
 }
+struct Scored { torch::Tensor logits; torch::Tensor loss; };
+struct ScoringImpl : torch::nn::Module {
+  ScoringImpl() : head(register_module("head", torch::nn::Linear(4, 1))) {}
+  Scored forward(torch::Tensor x, torch::Tensor t) {
+    auto scored_logits = head(x);
+    return {scored_logits, torch::mse_loss(scored_logits, t)};
+  }
+  Scored frozen(torch::Tensor x) {
+    Scored s;
+    s.logits = head(x).detach();
+    s.loss = torch::zeros({});
+    return s;
+  }
+  torch::nn::Linear head;
+};
+TORCH_MODULE(Scoring);
+void predict_into(Net &net, const torch::Tensor &x, torch::Tensor &pred) { pred = net->forward(x); }
+void predict_guarded_into(Net &net, const torch::Tensor &x, torch::Tensor &pred) { pred = net->forward(x); }
+void host_into(torch::Tensor &pred) { pred = torch::zeros({3}); }
+void fields_and_out_parameters(Net &net, Scoring &scoring, torch::Tensor x) {
+  auto scored = scoring->forward(x, x);
+  auto scored_loss = scored.loss;
+  auto frozen_scores = scoring->frozen(x);
+  auto frozen_loss = frozen_scores.loss;
+  auto frozen_logits = frozen_scores.logits;
+  torch::Tensor predicted;
+  predict_into(net, x, predicted);
+  auto predicted_read = predicted;
+  torch::Tensor hosted;
+  host_into(hosted);
+  auto hosted_read = hosted;
+  torch::Tensor guarded_out;
+  {
+    torch::NoGradGuard no_grad;
+    predict_guarded_into(net, x, guarded_out);
+  }
+  auto guarded_read = guarded_out;
+  torch::Tensor overwritten;
+  predict_into(net, x, overwritten);
+  overwritten = torch::ones({3});
+  auto overwritten_read = overwritten;
+}
 template <typename T> void uninstantiated(T t) {
   auto u = t;
   u = t + 1;
@@ -395,6 +437,30 @@ TEST_F(ProvenanceTest, LeafEdges) {
   std::optional<LeafFact> L = LeafOfObject(Named.back().getNodeAs<CXXMemberCallExpr>("c"));
   ASSERT_TRUE(L);
   EXPECT_EQ(L->Kind, LeafKind::Parameter);
+}
+
+TEST_F(ProvenanceTest, OriginOfAFieldOfAReturnedStruct) {
+  // `scored.loss`: the member of the braced list the module's forward returns, through its
+  // local `scored_logits` to the Linear's output.
+  OriginResult R = model().origin(var("scored_loss")->getInit());
+  EXPECT_EQ(R.Kind, TensorOrigin::GraphAttached);
+  ASSERT_NE(R.Source, nullptr);
+  EXPECT_EQ(text(R.Source), "head(x)");
+  // A struct whose fields are written with a detached and a host value.
+  EXPECT_EQ(model().origin(var("frozen_loss")->getInit()).Kind, TensorOrigin::Data);
+  EXPECT_EQ(model().origin(var("frozen_logits")->getInit()).Kind, TensorOrigin::Detached);
+}
+
+TEST_F(ProvenanceTest, OriginOfAnOutParameterWrittenInThisUnit) {
+  // `predict_into(net, x, predicted)` assigns the forward's output to its `Tensor &` parameter.
+  OriginResult R = model().origin(var("predicted_read")->getInit());
+  EXPECT_EQ(R.Kind, TensorOrigin::GraphAttached);
+  ASSERT_NE(R.Source, nullptr);
+  EXPECT_EQ(text(R.Source), "net->forward(x)");
+  EXPECT_EQ(model().origin(var("hosted_read")->getInit()).Kind, TensorOrigin::Data);
+  // A helper called under a NoGradGuard writes no graph; a later assignment hides the write.
+  EXPECT_EQ(model().origin(var("guarded_read")->getInit()).Kind, TensorOrigin::Detached);
+  EXPECT_EQ(model().origin(var("overwritten_read")->getInit()).Kind, TensorOrigin::Data);
 }
 
 } // namespace
