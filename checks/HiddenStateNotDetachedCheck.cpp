@@ -57,23 +57,35 @@ void writtenBy(const Expr *LHS, llvm::SmallVectorImpl<Written> &Out) {
   }
 }
 
-/// Whether \p E computes from a module forward: it calls one, or reads a local (or structured
-/// binding) initialised from one, a few levels deep.
-bool fromForward(const Expr *E, ASTContext &Ctx, unsigned Depth = 3) {
+/// The module forward \p E computes from: one it calls, or one initialising a local (or
+/// structured binding) it reads, a few levels deep; else null.
+const Expr *producingForward(const Expr *E, ASTContext &Ctx, unsigned Depth = 3) {
   if (!E || Depth == 0)
-    return false;
-  if (!match(expr(anyOf(matchers::moduleForwardCall(), hasDescendant(matchers::moduleForwardCall()))), *E, Ctx)
-           .empty())
-    return true;
+    return nullptr;
+  if (const auto *Found = selectFirst<Expr>("f", match(findAll(matchers::moduleForwardCall().bind("f")), *E, Ctx)))
+    return Found;
   for (const BoundNodes &B : match(findAll(declRefExpr().bind("ref")), *E, Ctx)) {
     const ValueDecl *D = B.getNodeAs<DeclRefExpr>("ref")->getDecl();
     if (const auto *Binding = dyn_cast<BindingDecl>(D))
       D = Binding->getDecomposedDecl();
     const auto *VD = dyn_cast_or_null<VarDecl>(D);
-    if (VD && VD->isLocalVarDecl() && VD->getInit() && fromForward(VD->getInit(), Ctx, Depth - 1))
-      return true;
+    if (const Expr *Found = VD && VD->isLocalVarDecl() ? producingForward(VD->getInit(), Ctx, Depth - 1) : nullptr)
+      return Found;
   }
-  return false;
+  return nullptr;
+}
+
+/// The state variables \p E reads, except through a value whose graph is cut (`h.detach()`, a
+/// helper returning detached copies): the forward it is handed reads no graph of theirs.
+void fedBy(const Expr *E, AutogradModel &Model, llvm::SmallPtrSetImpl<const ValueDecl *> &Fed) {
+  if (isa<CallExpr>(E) && Model.isDetached(E))
+    return;
+  if (isa<DeclRefExpr, MemberExpr>(E) && canHoldGraph(E->getType()))
+    if (const ValueDecl *D = carrierOf(E))
+      Fed.insert(D);
+  for (const Stmt *Child : E->children())
+    if (const auto *CE = dyn_cast_or_null<Expr>(Child))
+      fedBy(CE, Model, Fed);
 }
 
 bool callsDetach(const Expr *E, ASTContext &Ctx) {
@@ -116,12 +128,13 @@ std::string detachStatement(const ValueDecl *State) {
   return Types.empty() ? std::string() : Name + " = {" + Parts + "};";
 }
 
-/// The states \p Write carries, each detached right after the statement of \p Backward:
-/// where the state crosses into the next iteration, after this iteration's graph has been
-/// used. Only for locals declared before \p Loop, and members (named as written).
-fixits::Fixes detachAfter(const Stmt *Backward, llvm::ArrayRef<const ValueDecl *> States, const Stmt *Loop,
+/// The states \p Write carries, each detached right after the statement of \p Last (the
+/// backward(), or the write when it runs after it): where the state crosses into the next
+/// iteration, after this iteration's graph has been used. Only for locals declared before
+/// \p Loop, and members (named as written).
+fixits::Fixes detachAfter(const Stmt *Last, llvm::ArrayRef<const ValueDecl *> States, const Stmt *Loop,
                           ASTContext &Ctx) {
-  const Stmt *At = fixits::blockStatement(Backward, Ctx);
+  const Stmt *At = fixits::blockStatement(Last, Ctx);
   const SourceManager &SM = Ctx.getSourceManager();
   if (!At || !isWithin(At->getBeginLoc(), Loop->getSourceRange(), SM))
     return {};
@@ -158,11 +171,7 @@ void HiddenStateNotDetachedCheck::check(const MatchFinder::MatchResult &Result) 
   // The state variables the forward reads: `lstm->forward(x, hx)`, `cell(x, {h, c})`.
   llvm::SmallPtrSet<const ValueDecl *, 4> Fed;
   for (unsigned I = isa<CXXOperatorCallExpr>(Forward) ? 1 : 0; I < Forward->getNumArgs(); ++I)
-    for (const BoundNodes &B : match(findAll(expr(anyOf(declRefExpr(), memberExpr())).bind("e")),
-                                     *Forward->getArg(I), Ctx))
-      if (const auto *E = B.getNodeAs<Expr>("e"); canHoldGraph(E->getType()))
-        if (const ValueDecl *D = carrierOf(E))
-          Fed.insert(D);
+    fedBy(Forward->getArg(I), Model, Fed);
   if (Fed.empty())
     return;
 
@@ -173,6 +182,7 @@ void HiddenStateNotDetachedCheck::check(const MatchFinder::MatchResult &Result) 
   struct Carry {
     const Stmt *Write;
     Written State;
+    const Expr *Producer; ///< the forward whose result it writes
   };
   std::vector<Carry> Carries;
   llvm::DenseMap<const ValueDecl *, std::vector<const Stmt *>> Ends;
@@ -183,13 +193,14 @@ void HiddenStateNotDetachedCheck::check(const MatchFinder::MatchResult &Result) 
     else
       LHS = B.getNodeAs<CXXOperatorCallExpr>("op")->getArg(0), RHS = B.getNodeAs<CXXOperatorCallExpr>("op")->getArg(1);
     const auto *S = B.getNodeAs<Stmt>(B.getNodeAs<Stmt>("bin") ? "bin" : "op");
-    bool IsCarry = fromForward(RHS, Ctx) && !callsDetach(RHS, Ctx) && !Model.gradDisabledAt(S);
+    const Expr *Producer = producingForward(RHS, Ctx);
+    bool IsCarry = Producer && !callsDetach(RHS, Ctx) && !Model.gradDisabledAt(S);
     llvm::SmallVector<Written, 2> States;
     writtenBy(LHS, States);
     for (const Written &W : States)
       if (Fed.contains(W.Carrier)) {
         if (IsCarry)
-          Carries.push_back({S, W});
+          Carries.push_back({S, W, Producer});
         else
           Ends[W.Carrier].push_back(S);
       }
@@ -210,8 +221,8 @@ void HiddenStateNotDetachedCheck::check(const MatchFinder::MatchResult &Result) 
   if (Carries.empty() || holdsUnparsedCode(Loop, Ctx))
     return;
 
-  // The state written before a backward() reaches the forward after it: the next iteration's
-  // graph hangs on to every earlier one.
+  // A forward's result crosses a backward() on its way to the next iteration's forward, written
+  // before the backward() or after it: the next iteration's graph hangs on to every earlier one.
   std::vector<const Stmt *> Backwards;
   for (const Stmt *L = Loop; L; L = Model.enclosingLoop(L))
     for (const LoopEvent &E : Model.loop(L).Events)
@@ -225,7 +236,7 @@ void HiddenStateNotDetachedCheck::check(const MatchFinder::MatchResult &Result) 
         States.push_back(C.State.Carrier);
     return States;
   };
-  for (const auto &[Write, W] : Carries) {
+  for (const auto &[Write, W, Producer] : Carries) {
     const ValueDecl *State = W.Carrier;
     // Another forward's result written to the same state in between replaces it too (a GAN's
     // `fake = G->forward(z)` before each discriminator pass); `carry.c = ...` does not replace
@@ -242,19 +253,27 @@ void HiddenStateNotDetachedCheck::check(const MatchFinder::MatchResult &Result) 
     ReplacedOrRewritten.push_back(Write);
     if (!Model.mayRunInLaterIteration(Write, Forward, ReplacedOrRewritten))
       continue;
-    for (const Stmt *Backward : Backwards)
-      if (!Reported.contains(Write) && Model.mayRunBeforeAvoiding(Write, Backward, Replaced) &&
-          Model.mayRunBeforeAvoiding(Backward, Forward, ReplacedOrRewritten)) {
+    for (const Stmt *Backward : Backwards) {
+      if (Reported.contains(Write))
+        break;
+      // The backward() runs between the write and the next forward; or between the forward
+      // that made the value and its write (`h = h_new;` last in the iteration).
+      bool WrittenBefore = Model.mayRunBeforeAvoiding(Write, Backward, Replaced) &&
+                           Model.mayRunBeforeAvoiding(Backward, Forward, ReplacedOrRewritten);
+      bool WrittenAfter = !WrittenBefore && Model.mayRunBeforeAvoiding(Producer, Backward, {}) &&
+                          Model.mayRunBeforeAvoiding(Backward, Write, {Producer});
+      if (WrittenBefore || WrittenAfter) {
         diag(Write->getBeginLoc(), "recurrent state '%0' keeps the autograd graph of the previous iteration "
                                    "and is fed to the next forward: every backward() reaches back through all "
                                    "earlier iterations (or fails on their freed graphs); consider detaching it "
                                    "after backward()")
-            << State->getName() << detachAfter(Backward, CarriedBy(Write), Loop, Ctx);
+            << State->getName() << detachAfter(WrittenBefore ? Backward : Write, CarriedBy(Write), Loop, Ctx);
         Reported.insert(Write);
         diag(Backward->getBeginLoc(), "backward() here", DiagnosticIDs::Note);
         diag(Forward->getBeginLoc(), "fed to the forward here", DiagnosticIDs::Note);
         return;
       }
+    }
   }
 }
 

@@ -298,6 +298,11 @@ public:
   OriginResult originAt(const clang::Expr *E);
   /// \p E keeps a graph alive: a graph-attached tensor, or an aggregate or tuple holding one.
   bool isGraphAttached(const clang::Expr *E);
+  /// \p E keeps no graph alive on any path, its graph cut: a tensor detached or computed where
+  /// autograd is off (origin Detached); a pair, tuple or aggregate of such
+  /// (`std::make_tuple(h.detach(), c.detach())`), also as a user function returns it (another
+  /// TU's: the index's FunctionSummary::ReturnsDetached).
+  bool isDetached(const clang::Expr *E);
   /// Whether \p E is computed from a model output or loss, and what cut its graph on every path.
   std::optional<OutputCut> outputCut(const clang::Expr *E);
   /// Whether \p FD, defined here, returns a graph-attached tensor when its tensor parameter
@@ -411,6 +416,8 @@ private:
                                                             llvm::ArrayRef<const clang::Stmt *>)>
                  Beyond = nullptr);
   GradModeFact gradModeIn(const clang::Stmt *S, unsigned Depth);
+  /// isDetached, following user functions \p Depth levels.
+  bool detachedWithin(const clang::Expr *E, unsigned Depth);
   const clang::Stmt *handedOverUnderNoGrad(const clang::FunctionDecl *FD, unsigned Depth);
   /// Whether \p FD runs only where other TUs call it with autograd off: the index knows such a
   /// call of it (or of a method it overrides) and none with autograd on, and this TU neither

@@ -24,7 +24,8 @@ namespace torchtidy {
 namespace {
 constexpr llvm::StringLiteral FactNames[] = {"forward", "backward", "step",        "zero_grad",
                                               "eval",    "train",    "autograd_grad", "accelerator",
-                                              "returns_graph", "grad_off_forward", "returns_host"};
+                                              "returns_graph", "grad_off_forward", "returns_host",
+                                              "returns_detached"};
 /// The index file's format; a file of another version is refused, never misread.
 constexpr int64_t FormatVersion = 1;
 /// The most summaries an index may hold (a 100 MB index is no project's).

@@ -52,8 +52,11 @@ struct FunctionSummary {
     /// returns a tensor made on the host on every path, a fill the device could make itself
     /// (AutogradModel::hostTensorSource with HostTensorQuery::DeviceMakeable)
     ReturnsHost = 1u << 10,
+    /// returns values whose graph is cut on every path, whatever its caller passes: detached
+    /// copies (`return h.detach();`, a tuple of them; AutogradModel::isDetached)
+    ReturnsDetached = 1u << 11,
     /// The facts of the function itself, not joined from its callees.
-    OwnFacts = ReturnsGraph | GradOffForward | ReturnsHost
+    OwnFacts = ReturnsGraph | GradOffForward | ReturnsHost | ReturnsDetached
   };
   std::string Name; ///< qualified name, for messages
   uint32_t Facts = 0;

@@ -465,7 +465,8 @@ private:
 
   /// A tensor returned by a function of the user's: as attached as what it returns (asked for
   /// leaves, any return decides). One defined in another TU: as the project index says
-  /// (graph-attached; asked for the origin, attached through an argument that is; else unknown).
+  /// (graph-attached; detached; asked for the origin, attached through an argument that is;
+  /// else unknown).
   OriginResult userFunction(const FunctionDecl *FD, unsigned Depth, const CallExpr *Call) {
     if (Q == Leaves)
       return leaf(returned(FD, Call, Depth, Want::Tensor));
@@ -474,6 +475,8 @@ private:
       std::optional<uint32_t> Facts = M.index()->factsOf(FD);
       if (Facts && (*Facts & FunctionSummary::ReturnsGraph))
         return {TensorOrigin::GraphAttached, Call};
+      if (Facts && (*Facts & FunctionSummary::ReturnsDetached) && Q == Origin)
+        return {TensorOrigin::Detached, Call};
       uint32_t Through = Q == Origin ? M.index()->graphThroughParamsOf(FD) : 0;
       for (unsigned I = 0; I < FD->getNumParams() && I < 32; ++I) {
         const Expr *Arg = Through & (1u << I) ? argumentFor(Call, FD->getParamDecl(I)) : nullptr;
@@ -896,26 +899,72 @@ std::optional<LeafFact> AutogradModel::leafAt(const Expr *E, const Stmt *At) {
   return E && At ? OriginWalk(*this, OriginWalk::Leaves, &P->Fields).leafAt(E, At) : std::nullopt;
 }
 
+namespace {
+/// \p E as spelled past a functional cast (`Record{loss, step}`), and the parts of the
+/// aggregate, pair or tuple it makes: a braced list's, a construction's arguments,
+/// std::make_pair's, std::make_tuple's, std::forward_as_tuple's; false when it makes none.
+bool aggregateParts(const Expr *&E, llvm::SmallVectorImpl<const Expr *> &Parts) {
+  E = E->IgnoreParenImpCasts()->IgnoreImplicit()->IgnoreParenImpCasts();
+  if (const auto *Cast = dyn_cast<CXXFunctionalCastExpr>(E))
+    E = Cast->getSubExpr()->IgnoreImplicit();
+  if (const auto *IL = dyn_cast<InitListExpr>(E)) {
+    Parts.append(IL->inits().begin(), IL->inits().end());
+    return true;
+  }
+  if (const auto *Construct = dyn_cast<CXXConstructExpr>(E)) {
+    Parts.append(Construct->arg_begin(), Construct->arg_end());
+    return true;
+  }
+  const auto *Call = dyn_cast<CallExpr>(E);
+  const FunctionDecl *FD = Call ? Call->getDirectCallee() : nullptr;
+  if (!FD || !FD->isInStdNamespace() || !FD->getIdentifier() ||
+      !llvm::is_contained({StringRef("make_pair"), StringRef("make_tuple"), StringRef("forward_as_tuple")},
+                          FD->getName()))
+    return false;
+  Parts.append(Call->arg_begin(), Call->arg_end());
+  return true;
+}
+} // namespace
+
 bool AutogradModel::isGraphAttached(const Expr *E) {
   if (!E || isTensorType(E->getType()))
     return E && originAt(E).Kind == TensorOrigin::GraphAttached;
   // An aggregate, pair or tuple is as attached as its most attached part.
-  E = E->IgnoreParenImpCasts()->IgnoreImplicit()->IgnoreParenImpCasts();
-  if (const auto *Cast = dyn_cast<CXXFunctionalCastExpr>(E)) // `Record{loss, step}`
-    E = Cast->getSubExpr()->IgnoreImplicit();
-  auto AnyAttached = [&](auto Range) { return llvm::any_of(Range, [&](const Expr *P) { return isGraphAttached(P); }); };
-  const auto *Call = dyn_cast<CallExpr>(E);
-  const FunctionDecl *FD = Call ? Call->getDirectCallee() : nullptr;
+  llvm::SmallVector<const Expr *, 4> Parts;
+  if (aggregateParts(E, Parts))
+    return llvm::any_of(Parts, [&](const Expr *P) { return isGraphAttached(P); });
   const auto *DRE = dyn_cast<DeclRefExpr>(E);
   const auto *VD = DRE ? dyn_cast<VarDecl>(DRE->getDecl()) : nullptr;
-  if (const auto *IL = dyn_cast<InitListExpr>(E))
-    return AnyAttached(IL->inits());
-  if (const auto *Construct = dyn_cast<CXXConstructExpr>(E))
-    return AnyAttached(Construct->arguments());
-  if (FD && FD->isInStdNamespace() && FD->getIdentifier() &&
-      llvm::is_contained({StringRef("make_pair"), StringRef("make_tuple"), StringRef("forward_as_tuple")}, FD->getName()))
-    return AnyAttached(Call->arguments());
   return VD && VD->hasLocalStorage() && VD->getInit() && VD->getInit() != E && isGraphAttached(VD->getInit());
+}
+
+bool AutogradModel::isDetached(const Expr *E) { return detachedWithin(E, Opts.CallDepth); }
+
+bool AutogradModel::detachedWithin(const Expr *E, unsigned Depth) {
+  if (!E)
+    return false;
+  // Not plain data: a local's origin reads Data where the walk misses one of its writes
+  // (`std::tie(h, c) = ...`), and a state must not be taken for cut on that.
+  if (isTensorType(E->getType()))
+    return originAt(E).Kind == TensorOrigin::Detached;
+  if (!canHoldGraph(E->getType()))
+    return true;
+  // An aggregate, pair or tuple has its graph cut when each of its parts has.
+  llvm::SmallVector<const Expr *, 4> Parts;
+  if (aggregateParts(E, Parts))
+    return llvm::all_of(Parts, [&](const Expr *Part) { return detachedWithin(Part, Depth); });
+  const auto *Call = dyn_cast<CallExpr>(E);
+  const FunctionDecl *FD = Call ? Call->getDirectCallee() : nullptr;
+  if (!FD || !FD->getIdentifier() || isInSystemHeader(FD))
+    return false;
+  // A function of the user's: what every return holds; another TU's: as the index says.
+  if (const FunctionDecl *Def = FD->getDefinition()) {
+    llvm::SmallVector<const Expr *, 2> Returned = returnedValues(Def, Ctx);
+    return Depth > 0 && !Returned.empty() &&
+           llvm::all_of(Returned, [&](const Expr *R) { return detachedWithin(R, Depth - 1); });
+  }
+  std::optional<uint32_t> Facts = indexedFacts(FD);
+  return Facts && (*Facts & FunctionSummary::ReturnsDetached);
 }
 
 bool AutogradModel::isRequiresGradLeaf(const Expr *E) {

@@ -77,6 +77,10 @@ FunctionSummary summarize(AutogradModel &Model, const FunctionDecl *FD) {
     for (unsigned I = 0; I < FD->getNumParams() && I < 32; ++I)
       if (Model.returnsGraphThrough(FD, I))
         S.GraphThroughParams |= 1u << I;
+  // No graph in what it returns, even from an attached argument: a helper that detaches a state.
+  if (canHoldGraph(FD->getReturnType()) && !(S.Facts & FunctionSummary::ReturnsGraph) && !S.GraphThroughParams &&
+      !Returned.empty() && llvm::all_of(Returned, [&](const Expr *R) { return Model.isDetached(R); }))
+    S.Facts |= FunctionSummary::ReturnsDetached;
   for (unsigned I = 0; I < FD->getNumParams() && I < 32; ++I) {
     std::optional<clang::ast_matchers::internal::Matcher<Expr>> Out = writtenThrough(FD->getParamDecl(I));
     if (!Out)

@@ -25,6 +25,12 @@ TORCH_MODULE(CharModel);
 
 LstmState zeroState() { return {torch::zeros({1, 4, 16}), torch::zeros({1, 4, 16})}; }
 
+// Helpers handing the forward a copy of the state: detached (the PyTorch example's
+// repackage_hidden), or not.
+torch::Tensor detachState(const torch::Tensor &h) { return h.detach(); }
+LstmState repackage(const LstmState &state) { return {std::get<0>(state).detach(), std::get<1>(state).detach()}; }
+torch::Tensor sameState(const torch::Tensor &h) { return h * 1; }
+
 // ---- positives ----------------------------------------------------------------------------
 
 void positiveLstmTupleState(torch::nn::LSTM &lstm, torch::optim::Adam &optimizer,
@@ -158,7 +164,180 @@ template <typename Cell> void positiveTemplate(Cell &cell, torch::optim::SGD &op
 }
 template void positiveTemplate<torch::nn::GRUCell>(torch::nn::GRUCell &, torch::optim::SGD &, torch::Tensor);
 
+// The new state written last in the iteration, after backward() and step(): the next
+// forward still reads this iteration's graph.
+void positiveGruWrittenLast(torch::nn::GRU &gru, torch::nn::Linear &head, torch::optim::Adam &optimizer, int steps) {
+  torch::Tensor h = torch::zeros({1, 4, 16});
+  for (int step = 0; step < steps; ++step) {
+    auto x = torch::randn({5, 4, 8});
+    auto [y, h_new] = gru->forward(x, h);
+    // CHECK-DAG: :[[@LINE-1]]:23: note: fed to the forward here
+    auto loss = head(y).pow(2).mean();
+    optimizer.zero_grad();
+    loss.backward();
+    // CHECK-DAG: :[[@LINE-1]]:5: note: backward() here
+    optimizer.step();
+    h = h_new;
+    // CHECK-DAG: :[[@LINE-1]]:5: warning: recurrent state 'h' keeps the autograd graph
+  }
+}
+// FIXED: void positiveGruWrittenLast(
+// FIXED: optimizer.step();
+// FIXED-NEXT: h = h_new;
+// FIXED-NEXT: h = h.detach();
+
+void positiveLstmTupleWrittenLast(torch::nn::LSTM &lstm, torch::optim::Adam &optimizer,
+                                  const std::vector<torch::Tensor> &chunks) {
+  std::tuple<torch::Tensor, torch::Tensor> state{torch::zeros({1, 4, 16}), torch::zeros({1, 4, 16})};
+  for (const auto &chunk : chunks) {
+    auto out = lstm->forward(chunk, state);
+    auto loss = std::get<0>(out).pow(2).mean();
+    optimizer.zero_grad();
+    loss.backward();
+    optimizer.step();
+    state = std::get<1>(out);
+    // CHECK: :[[@LINE-1]]:5: warning: recurrent state 'state' keeps the autograd graph
+  }
+}
+// FIXED: state = std::get<1>(out);
+// FIXED-NEXT: state = {std::get<0>(state).detach(), std::get<1>(state).detach()};
+
+class Forecaster {
+public:
+  void fit(const std::vector<torch::Tensor> &windows) {
+    for (const auto &w : windows) {
+      auto [y, h_new] = gru_->forward(w, hidden_);
+      optimizer_.zero_grad();
+      y.pow(2).mean().backward();
+      optimizer_.step();
+      hidden_ = h_new;
+      // CHECK: :[[@LINE-1]]:7: warning: recurrent state 'hidden_' keeps the autograd graph
+    }
+  }
+
+private:
+  torch::nn::GRU gru_{torch::nn::GRUOptions(8, 16)};
+  torch::optim::SGD optimizer_{gru_->parameters(), 0.01};
+  torch::Tensor hidden_ = torch::zeros({1, 4, 16});
+};
+
+// A helper that does not detach hands the forward the state, graph and all.
+void positiveHelperKeepsGraph(torch::nn::GRU &gru, torch::optim::Adam &optimizer, int steps) {
+  torch::Tensor h = torch::zeros({1, 4, 16});
+  for (int step = 0; step < steps; ++step) {
+    auto [y, h_new] = gru->forward(torch::randn({5, 4, 8}), sameState(h));
+    optimizer.zero_grad();
+    y.sum().backward();
+    optimizer.step();
+    h = h_new;
+    // CHECK: :[[@LINE-1]]:5: warning: recurrent state 'h' keeps the autograd graph
+  }
+}
+
 // ---- negatives ----------------------------------------------------------------------------
+
+// Written last, detached: as the word language model example does.
+void negativeWrittenLastDetached(torch::nn::GRU &gru, torch::optim::Adam &optimizer, int steps) {
+  torch::Tensor h = torch::zeros({1, 4, 16});
+  for (int step = 0; step < steps; ++step) {
+    auto [y, h_new] = gru->forward(torch::randn({5, 4, 8}), h);
+    optimizer.zero_grad();
+    y.sum().backward();
+    optimizer.step();
+    h = h_new.detach();
+  }
+}
+
+void negativeWrittenLastDetachedInPlace(torch::nn::GRU &gru, torch::optim::Adam &optimizer, int steps) {
+  torch::Tensor h = torch::zeros({1, 4, 16});
+  for (int step = 0; step < steps; ++step) {
+    auto [y, h_new] = gru->forward(torch::randn({5, 4, 8}), h);
+    optimizer.zero_grad();
+    y.sum().backward();
+    optimizer.step();
+    h = h_new;
+    h.detach_();
+  }
+}
+
+void negativeWrittenLastResetFirst(torch::nn::GRU &gru, torch::optim::Adam &optimizer, int steps) {
+  torch::Tensor h;
+  for (int step = 0; step < steps; ++step) {
+    h = torch::zeros({1, 4, 16});
+    auto [y, h_new] = gru->forward(torch::randn({5, 4, 8}), h);
+    optimizer.zero_grad();
+    y.sum().backward();
+    optimizer.step();
+    h = h_new;
+  }
+}
+
+// Evaluation: no graph is recorded, or none is backpropagated.
+void negativeWrittenLastNoGrad(torch::nn::GRU &gru, const std::vector<torch::Tensor> &xs) {
+  torch::Tensor h = torch::zeros({1, 4, 16});
+  for (const auto &x : xs) {
+    torch::NoGradGuard no_grad;
+    auto [y, h_new] = gru->forward(x, h);
+    h = h_new;
+  }
+}
+
+float negativeWrittenLastEvalLoop(torch::nn::GRU &gru, const std::vector<torch::Tensor> &xs) {
+  gru->eval();
+  torch::Tensor h = torch::zeros({1, 4, 16});
+  float total = 0;
+  for (const auto &x : xs) {
+    auto [y, h_new] = gru->forward(x, h);
+    total += y.mean().item<float>();
+    h = h_new;
+  }
+  return total;
+}
+
+// The forward is handed a detached copy of the state: no graph is carried into it.
+void negativeDetachHelper(torch::nn::GRU &gru, torch::optim::Adam &optimizer, int steps) {
+  torch::Tensor h = torch::zeros({1, 4, 16});
+  for (int step = 0; step < steps; ++step) {
+    auto [y, h_new] = gru->forward(torch::randn({5, 4, 8}), detachState(h));
+    optimizer.zero_grad();
+    y.sum().backward();
+    optimizer.step();
+    h = h_new;
+  }
+}
+
+void negativeRepackageHelper(torch::nn::LSTM &lstm, torch::optim::Adam &optimizer,
+                             const std::vector<torch::Tensor> &chunks) {
+  LstmState hx = zeroState();
+  for (const auto &chunk : chunks) {
+    auto out = lstm->forward(chunk, repackage(hx));
+    hx = std::get<1>(out);
+    optimizer.zero_grad();
+    std::get<0>(out).sum().backward();
+    optimizer.step();
+  }
+}
+
+void negativeDetachedArgument(torch::nn::GRUCell &cell, torch::optim::SGD &optimizer, torch::Tensor x, int steps) {
+  torch::Tensor h = torch::zeros({4, 16});
+  for (int i = 0; i < steps; ++i) {
+    optimizer.zero_grad();
+    h = cell(x, h.detach());
+    h.sum().backward();
+    optimizer.step();
+  }
+}
+
+void negativeDetachedTupleArgument(torch::nn::LSTMCell &cell, torch::optim::SGD &optimizer, torch::Tensor x,
+                                   int steps) {
+  torch::Tensor h = torch::zeros({4, 16}), c = torch::zeros({4, 16});
+  for (int i = 0; i < steps; ++i) {
+    optimizer.zero_grad();
+    std::tie(h, c) = cell->forward(x, std::make_tuple(h.detach(), c.detach()));
+    h.pow(2).mean().backward();
+    optimizer.step();
+  }
+}
 
 // Truncated backpropagation through time: the state is detached after each backward().
 void negativeDetachedAfterBackward(torch::nn::LSTM &lstm, torch::optim::Adam &optimizer,

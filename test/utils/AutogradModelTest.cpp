@@ -113,6 +113,22 @@ void aggregates(Net &net, torch::Tensor x) {
   records.push_back(plain);
   (void)unused;
 }
+using HiddenPair = std::tuple<torch::Tensor, torch::Tensor>;
+torch::Tensor detach_hidden(const torch::Tensor &h) { return h.detach(); }
+HiddenPair repackage_hidden(const HiddenPair &s) { return {std::get<0>(s).detach(), std::get<1>(s).detach()}; }
+HiddenPair pass_hidden(const HiddenPair &s) { return s; }
+torch::Tensor same_hidden(const torch::Tensor &h) { return h * 1; }
+void recurrent(Net &net, torch::Tensor x) {
+  torch::Tensor hid = net->forward(x);
+  HiddenPair pair_state{hid, hid};
+  auto cut_hid = detach_hidden(hid);
+  auto kept_hid = same_hidden(hid);
+  auto cut_pair = repackage_hidden(pair_state);
+  auto kept_pair = pass_hidden(pair_state);
+  auto made_cut = std::make_tuple(hid.detach(), x.detach());
+  auto made_mixed = std::make_tuple(hid.detach(), hid);
+  (void)cut_hid, (void)kept_hid, (void)cut_pair, (void)kept_pair, (void)made_cut, (void)made_mixed;
+}
 struct ChunkedImpl : torch::nn::Module {
   std::vector<torch::Tensor> forward_chunks(torch::Tensor x, torch::Tensor h) {
     std::vector<torch::Tensor> chunk_outs;
@@ -772,6 +788,17 @@ TEST_F(AutogradModelTest, AggregatesHoldingAGraph) {
   EXPECT_TRUE(model().isGraphAttached(ref("rec")));
   EXPECT_TRUE(model().isGraphAttached(var("pair")->getInit()));
   EXPECT_FALSE(model().isGraphAttached(ref("plain")));
+}
+
+TEST_F(AutogradModelTest, DetachedValues) {
+  // A tensor, a tuple of tensors, as made here or returned by a user function.
+  EXPECT_TRUE(model().isDetached(var("cut_hid")->getInit()));
+  EXPECT_FALSE(model().isDetached(var("kept_hid")->getInit()));
+  EXPECT_TRUE(model().isDetached(var("cut_pair")->getInit()));
+  EXPECT_FALSE(model().isDetached(var("kept_pair")->getInit()));
+  EXPECT_TRUE(model().isDetached(var("made_cut")->getInit()));
+  EXPECT_FALSE(model().isDetached(var("made_mixed")->getInit()));
+  EXPECT_FALSE(model().isDetached(ref("hid")));
 }
 
 TEST_F(AutogradModelTest, LoopKindsAndEvents) {

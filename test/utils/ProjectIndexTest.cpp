@@ -71,6 +71,10 @@ void keep_recursively(History &h, torch::Tensor t, int n);
 void nudge(Net &net);
 void nudge_mixed(Net &net);
 void nudge_uncalled(Net &net);
+torch::Tensor detach_state(const torch::Tensor &h);
+std::tuple<torch::Tensor, torch::Tensor> repackage(const std::tuple<torch::Tensor, torch::Tensor> &s);
+torch::Tensor keep_state(const torch::Tensor &h);
+torch::Tensor detach_if(const torch::Tensor &h, bool cut);
 )cpp";
 
 const char *Definitions = R"cpp(
@@ -139,6 +143,12 @@ void keep_recursively(History &h, torch::Tensor t, int n) {
 void nudge(Net &net) { net->fc->bias.add_(1); }
 void nudge_mixed(Net &net) { net->fc->bias.add_(1); }
 void nudge_uncalled(Net &net) { net->fc->bias.add_(1); }
+torch::Tensor detach_state(const torch::Tensor &h) { return h.detach(); }
+std::tuple<torch::Tensor, torch::Tensor> repackage(const std::tuple<torch::Tensor, torch::Tensor> &s) {
+  return {std::get<0>(s).detach(), std::get<1>(s).detach()};
+}
+torch::Tensor keep_state(const torch::Tensor &h) { return h * 1; }
+torch::Tensor detach_if(const torch::Tensor &h, bool cut) { return cut ? h.detach() : h; }
 )cpp";
 
 const char *Uses = R"cpp(
@@ -193,6 +203,13 @@ void tune(Net &net) {
     nudge_mixed(net);
   }
   nudge_mixed(net);
+}
+void recur(Net &net, torch::Tensor x) {
+  torch::Tensor h_state = net->forward(x);
+  auto cut_state = detach_state(h_state);
+  auto kept_state = keep_state(h_state);
+  auto cut_tuple = repackage(std::make_tuple(h_state, h_state));
+  (void)cut_state, (void)kept_state, (void)cut_tuple;
 }
 )cpp";
 
@@ -268,6 +285,12 @@ TEST_F(ProjectIndexTest, SummariesOfTheDefiningUnit) {
   EXPECT_EQ(Index->graphThroughParamsOf(function(Ctx, "loss_of")), 3u);
   EXPECT_EQ(Index->graphThroughParamsOf(function(Ctx, "score_of")), 0u);
   EXPECT_EQ(Index->graphThroughParamsOf(function(Ctx, "predict")), 0u); // returns_graph says it all
+  // No graph in what it returns, whatever it is handed: a detached copy, a tuple of them.
+  EXPECT_TRUE(factsOf(*Index, Ctx, "detach_state") & F::ReturnsDetached);
+  EXPECT_TRUE(factsOf(*Index, Ctx, "repackage") & F::ReturnsDetached);
+  EXPECT_FALSE(factsOf(*Index, Ctx, "keep_state") & F::ReturnsDetached);
+  EXPECT_FALSE(factsOf(*Index, Ctx, "detach_if") & F::ReturnsDetached); // the argument itself on one path
+  EXPECT_FALSE(factsOf(*Index, Ctx, "predict") & F::ReturnsDetached);
   EXPECT_TRUE(Index->consulted().count(usrOf(function(Ctx, "loss_of"))));
   // The epoch functions train, but only in loops of their own: a loop calling them does not
   // run a step on each of its iterations. train_epoch (one step) does.
@@ -346,6 +369,11 @@ TEST_F(ProjectIndexTest, TheModelAnswersCallsIntoOtherUnits) {
   EXPECT_TRUE(M.isGraphAttached(Ref("attached_out")));
   EXPECT_FALSE(M.isGraphAttached(Ref("detached_out")));
   EXPECT_TRUE(M.isGraphAttached(Init("from_return")));
+  // What a function of model.cpp returns holds no graph: a tensor, a tuple.
+  EXPECT_TRUE(M.isDetached(Init("cut_state")));
+  EXPECT_EQ(M.originAt(Init("cut_state")).Kind, TensorOrigin::Detached);
+  EXPECT_TRUE(M.isDetached(Init("cut_tuple")));
+  EXPECT_FALSE(M.isDetached(Init("kept_state")));
   // The loop in fit trains through train_epoch of model.cpp.
   const FunctionDecl *Fit = function(Ctx, "fit");
   auto Loops = match(findAll(forStmt().bind("l")), *Fit->getBody(), Ctx);
