@@ -73,6 +73,26 @@ std::optional<PairInOrder> inOneOrder(const Stmt *A, const Stmt *B, ASTContext &
   return PB ? std::optional(PairInOrder{O, *PA, *PB}) : std::nullopt;
 }
 
+/// Whether every path from the function's entry to \p B runs \p A before it (A dominates B),
+/// or, with \p After, every path from A to the exit runs B after it (B post-dominates A).
+bool onEveryPath(const Stmt *A, const Stmt *B, bool After, ASTContext &Ctx,
+                 llvm::DenseMap<const FunctionDecl *, std::unique_ptr<FunctionOrder>> &Orders) {
+  std::optional<PairInOrder> In = inOneOrder(A, B, Ctx, Orders);
+  if (!In)
+    return false;
+  if (In->A.first == In->B.first)
+    return In->A.second < In->B.second;
+  FunctionOrder &O = *In->O;
+  if (After) {
+    if (!O.PostDominators)
+      O.PostDominators = std::make_unique<CFGPostDomTree>(O.Graph.get());
+    return O.PostDominators->dominates(In->B.first, In->A.first);
+  }
+  if (!O.Dominators)
+    O.Dominators = std::make_unique<CFGDomTree>(O.Graph.get());
+  return O.Dominators->dominates(In->A.first, In->B.first);
+}
+
 /// Whether some path of \p In's CFG runs A, then B, with none of \p Avoid between.
 bool pathAvoiding(const PairInOrder &In, ArrayRef<const Stmt *> Avoid, ASTContext &Ctx) {
   llvm::DenseMap<const CFGBlock *, SmallVector<unsigned, 2>> Avoided;
@@ -176,27 +196,11 @@ llvm::SmallVector<const Stmt *, 2> AutogradModel::reachingAt(ArrayRef<const Stmt
 }
 
 bool AutogradModel::runsBeforeOnEveryPath(const Stmt *A, const Stmt *B) {
-  std::optional<PairInOrder> In = inOneOrder(A, B, Ctx, P->Orders);
-  if (!In)
-    return false;
-  if (In->A.first == In->B.first)
-    return In->A.second < In->B.second;
-  FunctionOrder &O = *In->O;
-  if (!O.Dominators)
-    O.Dominators = std::make_unique<CFGDomTree>(O.Graph.get());
-  return O.Dominators->dominates(In->A.first, In->B.first);
+  return onEveryPath(A, B, /*After=*/false, Ctx, P->Orders);
 }
 
 bool AutogradModel::runsAfterOnEveryPath(const Stmt *A, const Stmt *B) {
-  std::optional<PairInOrder> In = inOneOrder(A, B, Ctx, P->Orders);
-  if (!In)
-    return false;
-  if (In->A.first == In->B.first)
-    return In->A.second < In->B.second;
-  FunctionOrder &O = *In->O;
-  if (!O.PostDominators)
-    O.PostDominators = std::make_unique<CFGPostDomTree>(O.Graph.get());
-  return O.PostDominators->dominates(In->B.first, In->A.first);
+  return onEveryPath(A, B, /*After=*/true, Ctx, P->Orders);
 }
 
 } // namespace torchtidy

@@ -340,4 +340,114 @@ std::optional<InplaceOp> AutogradModel::inplaceOp(const Expr *E) {
   return Op;
 }
 
+// ---- what the origin walk asks of calls and types (Provenance.cpp) --------------------------
+
+const CXXForRangeStmt *rangeForOf(const VarDecl *VD, ASTContext &Ctx) {
+  const auto *DS = parentOf(VD, Ctx).get<DeclStmt>();
+  const auto *For = DS ? parentOf(DS, Ctx).get<CXXForRangeStmt>() : nullptr;
+  return For && For->getLoopVarStmt() == DS ? For : nullptr;
+}
+
+bool requestsGrad(const CallExpr *CE, ASTContext &Ctx) {
+  const FunctionDecl *FD = CE->getDirectCallee();
+  if (FD && FD->getIdentifier() && FD->getName() == "make_variable")
+    return CE->getNumArgs() >= 2 && !isa<CXXDefaultArgExpr>(CE->getArg(1)) && boolArgument(CE, 1, Ctx) == true;
+  llvm::SmallVector<const Stmt *, 2> Options = {CE};
+  for (const Expr *Arg : CE->arguments())
+    if (const auto *DRE = dyn_cast<DeclRefExpr>(Arg->IgnoreUnlessSpelledInSource()))
+      if (const auto *VD = dyn_cast<VarDecl>(DRE->getDecl());
+          VD && VD->getInit() && isSameOrDerivedFrom(recordOf(VD->getType()), names::TensorOptions))
+        Options.push_back(VD->getInit());
+  auto Flag = callExpr(callee(functionDecl(hasName("requires_grad")))).bind("flag");
+  return llvm::any_of(Options, [&](const Stmt *S) {
+    return llvm::any_of(match(findAll(Flag), *S, Ctx), [&](const BoundNodes &B) {
+      return boolArgument(B.getNodeAs<CallExpr>("flag"), 0, Ctx) == true;
+    });
+  });
+}
+
+bool listsParameters(const CXXMemberCallExpr *Call) {
+  const CXXMethodDecl *MD = Call->getMethodDecl();
+  if (!MD || !MD->getIdentifier())
+    return false;
+  StringRef Name = MD->getName();
+  QualType ObjType = Call->getImplicitObjectArgument()->getType();
+  return (Name == "parameters" && (isModuleType(ObjType) || isOptimizerType(ObjType))) ||
+         (Name == "named_parameters" && isModuleType(ObjType)) ||
+         (Name == "params" && hasQualifiedName(MD->getParent(), "::torch::optim::OptimizerParamGroup"));
+}
+
+bool isNonDifferentiable(StringRef Name) {
+  static const llvm::StringSet<> Names = {
+      "detach", "data", "variable_data", "argmax", "argmin", "argsort", "eq", "ne", "gt", "lt",
+      "ge", "le", "isnan", "isinf", "isfinite", "nonzero", "sign", "logical_and", "logical_or",
+      "logical_not", "logical_xor", "bitwise_and", "bitwise_or", "bitwise_not", "round", "floor",
+      "ceil", "trunc", "grad", "mutable_grad", "eq_", "bincount", "bucketize", "searchsorted",
+      "one_hot", "multinomial", "topk_indices", "unique", "equal"}; // *_like: see isFactory
+  return Names.contains(Name);
+}
+
+bool isFactory(StringRef Name) {
+  static const llvm::StringSet<> Others = {"empty_strided", "bernoulli", "zeros_like", "ones_like", "empty_like",
+                                           "full_like", "rand_like", "randn_like", "randint_like", "from_file",
+                                           "load", "make_variable"};
+  return llvm::is_contained(names::HostFactories, Name) || llvm::is_contained(names::HostMemoryWrappers, Name) ||
+         Others.contains(Name);
+}
+
+bool isTupleLike(QualType T) {
+  return hasQualifiedName(recordOf(T), "::std::tuple") || hasQualifiedName(recordOf(T), "::std::pair");
+}
+
+void tensorArgs(const Expr *E, llvm::SmallVectorImpl<const Expr *> &Out) {
+  E = E->IgnoreUnlessSpelledInSource();
+  if (const auto *IL = dyn_cast<InitListExpr>(E)) {
+    for (const Expr *Init : IL->inits())
+      tensorArgs(Init, Out);
+  } else if (const auto *SIL = dyn_cast<CXXStdInitializerListExpr>(E)) {
+    tensorArgs(SIL->getSubExpr(), Out);
+  } else if (const auto *Construct = dyn_cast<CXXConstructExpr>(E)) {
+    for (const Expr *Arg : Construct->arguments())
+      tensorArgs(Arg, Out);
+  } else if (isTensorType(E->getType())) {
+    Out.push_back(E);
+  }
+}
+
+bool isRecord(QualType T, StringRef QualifiedName) { return hasQualifiedName(recordOf(T), QualifiedName); }
+
+bool isOrderedDict(QualType T) { return isRecord(T, "::torch::OrderedDict"); }
+
+bool isOrderedDictItem(QualType T) { return isRecord(T, "::torch::OrderedDict::Item"); }
+
+bool isLossModule(const Expr *Module) {
+  QualType T = Module->IgnoreParenImpCasts()->getType();
+  if (T->isPointerType())
+    T = T->getPointeeType();
+  const CXXRecordDecl *RD = recordOf(T);
+  return RD && RD->getIdentifier() && RD->getName().contains("Loss") && isInSystemHeader(RD);
+}
+
+bool aggregateParts(const Expr *&E, llvm::SmallVectorImpl<const Expr *> &Parts) {
+  E = E->IgnoreParenImpCasts()->IgnoreImplicit()->IgnoreParenImpCasts();
+  if (const auto *Cast = dyn_cast<CXXFunctionalCastExpr>(E))
+    E = Cast->getSubExpr()->IgnoreImplicit();
+  if (const auto *IL = dyn_cast<InitListExpr>(E)) {
+    Parts.append(IL->inits().begin(), IL->inits().end());
+    return true;
+  }
+  if (const auto *Construct = dyn_cast<CXXConstructExpr>(E)) {
+    Parts.append(Construct->arg_begin(), Construct->arg_end());
+    return true;
+  }
+  const auto *Call = dyn_cast<CallExpr>(E);
+  const FunctionDecl *FD = Call ? Call->getDirectCallee() : nullptr;
+  if (!FD || !FD->isInStdNamespace() || !FD->getIdentifier() ||
+      !llvm::is_contained({StringRef("make_pair"), StringRef("make_tuple"), StringRef("forward_as_tuple")},
+                          FD->getName()))
+    return false;
+  Parts.append(Call->arg_begin(), Call->arg_end());
+  return true;
+}
+
 } // namespace torchtidy

@@ -105,6 +105,47 @@ std::optional<bool> markFlag(const clang::CallExpr *Mark, clang::ASTContext &Ctx
 /// their variants, an RNN cell's w_ih / w_hh / b_ih / b_hh.
 bool isParameterFieldName(llvm::StringRef Name);
 
+// ---- what the origin walk asks of calls and types ----------------------------------------------
+
+/// The range-for loop whose loop variable \p VD is, if any.
+const clang::CXXForRangeStmt *rangeForOf(const clang::VarDecl *VD, clang::ASTContext &Ctx);
+
+/// Whether the factory call \p CE asks for grad: requires_grad(true) among its options, written
+/// in the call or in the initializer of a TensorOptions local it passes; make_variable(t, true).
+bool requestsGrad(const clang::CallExpr *CE, clang::ASTContext &Ctx);
+
+/// Whether \p Call lists a module's or an optimizer's parameters: module->parameters(),
+/// module->named_parameters(), optimizer.parameters(), param_group.params().
+bool listsParameters(const clang::CXXMemberCallExpr *Call);
+
+/// Methods and functions whose result never carries a grad_fn: detaching, integer and
+/// boolean results, shape queries.
+bool isNonDifferentiable(llvm::StringRef Name);
+
+/// Factory functions: their result is a fresh leaf, requiring grad only when asked to.
+bool isFactory(llvm::StringRef Name);
+
+/// std::tuple / std::pair: module forwards (LSTM, GRU) return their tensors in one.
+bool isTupleLike(clang::QualType T);
+
+/// Tensor-typed arguments, including those inside braced lists (torch::cat({a, b})).
+void tensorArgs(const clang::Expr *E, llvm::SmallVectorImpl<const clang::Expr *> &Out);
+
+/// Whether \p T is the class \p QualifiedName (`::std::vector`); torch::OrderedDict
+/// (named_parameters()) and its items.
+bool isRecord(clang::QualType T, llvm::StringRef QualifiedName);
+bool isOrderedDict(clang::QualType T);
+bool isOrderedDictItem(clang::QualType T);
+
+/// torch::nn's loss modules (MSELoss, CrossEntropyLoss, ...): no parameters of their own.
+/// \p Module is the holder (`criterion(out, y)`) or the pointer to the Impl (`criterion->`).
+bool isLossModule(const clang::Expr *Module);
+
+/// \p E as spelled past a functional cast (`Record{loss, step}`), and the parts of the
+/// aggregate, pair or tuple it makes: a braced list's, a construction's arguments,
+/// std::make_pair's, std::make_tuple's, std::forward_as_tuple's; false when it makes none.
+bool aggregateParts(const clang::Expr *&E, llvm::SmallVectorImpl<const clang::Expr *> &Parts);
+
 } // namespace torchtidy
 
 #endif
